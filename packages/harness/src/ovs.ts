@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { run, tryRun, waitFor } from './exec.js';
+import { ManagedProcess } from './managed-process.js';
+import { makeTempDir, type TempDir } from './temp-dir.js';
+
+const VSWITCH_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
+
+export interface StartOvsOptions {
+  /** Network namespace to run both daemons in (a lab Node); the root namespace when absent. */
+  netns?: string;
+  logger?: Logger;
+}
+
+/**
+ * One Open vSwitch instance in userspace: ovsdb-server and `ovs-vswitchd --disable-system` with their
+ * own database, run dir and logs, so several can run side by side (one per netns Node). Bridges must
+ * use datapath_type=netdev because there is no kernel module.
+ */
+export interface OvsInstance {
+  readonly netns: string | undefined;
+  readonly runDir: string;
+  /** Unix socket of ovsdb-server (JSON-RPC, RFC 7047). */
+  readonly dbSocket: string;
+  /** Environment that points the ovs-* tools at this instance. */
+  readonly env: NodeJS.ProcessEnv;
+  /** OpenFlow management socket that ovs-vswitchd opens for a bridge. */
+  bridgeMgmtSocket(bridge: string): string;
+  vsctl(args: readonly string[]): Promise<string>;
+  ofctl(args: readonly string[]): Promise<string>;
+  appctl(args: readonly string[]): Promise<string>;
+  /** Stops and starts ovs-vswitchd only (the database stays): what an OVS upgrade or crash looks like. */
+  restartVswitchd(options?: { crash?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstance> {
+  const dir: TempDir = makeTempDir('ovs');
+  const runDir = dir.path;
+  const netns = options.netns;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    OVS_RUNDIR: runDir,
+    OVS_DBDIR: runDir,
+    OVS_LOGDIR: runDir,
+    OVS_SYSCONFDIR: runDir,
+    OVS_PKGDATADIR: '/usr/share/openvswitch',
+  };
+  const dbSocket = join(runDir, 'db.sock');
+  const dbFile = join(runDir, 'conf.db');
+  const log = options.logger?.child({ component: 'harness-ovs', netns });
+  let ovsdb: ManagedProcess | undefined;
+  let vswitchd: ManagedProcess | undefined;
+
+  const ctl = (tool: string, args: readonly string[]) => run([tool, ...args], { netns, env });
+
+  const startVswitchd = async () => {
+    const ctlSocket = join(runDir, 'ovs-vswitchd.ctl');
+    vswitchd = new ManagedProcess({
+      name: 'ovs-vswitchd',
+      netns,
+      env,
+      logFile: join(runDir, 'ovs-vswitchd.log'),
+      argv: [
+        'ovs-vswitchd',
+        `unix:${dbSocket}`,
+        '--disable-system',
+        `--unixctl=${ctlSocket}`,
+        `--pidfile=${join(runDir, 'ovs-vswitchd.pid')}`,
+        '-vconsole:info',
+      ],
+    });
+    const started = vswitchd;
+    await waitFor('ovs-vswitchd control socket', async () => {
+      started.assertRunning();
+      if (!existsSync(ctlSocket)) return false;
+      await ctl('ovs-appctl', ['-t', ctlSocket, 'version']);
+      return true;
+    });
+  };
+
+  try {
+    await run(['ovsdb-tool', 'create', dbFile, VSWITCH_SCHEMA]);
+    ovsdb = new ManagedProcess({
+      name: 'ovsdb-server',
+      netns,
+      env,
+      logFile: join(runDir, 'ovsdb-server.log'),
+      argv: [
+        'ovsdb-server',
+        dbFile,
+        `--remote=punix:${dbSocket}`,
+        '--remote=db:Open_vSwitch,Open_vSwitch,manager_options',
+        `--unixctl=${join(runDir, 'ovsdb-server.ctl')}`,
+        `--pidfile=${join(runDir, 'ovsdb-server.pid')}`,
+      ],
+    });
+    const server = ovsdb;
+    await waitFor('ovsdb-server socket', async () => {
+      server.assertRunning();
+      return existsSync(dbSocket);
+    });
+    await ctl('ovs-vsctl', [`--db=unix:${dbSocket}`, '--no-wait', 'init']);
+    await startVswitchd();
+    log?.info({ runDir }, 'Open vSwitch started');
+  } catch (error) {
+    await vswitchd?.kill();
+    await ovsdb?.kill();
+    dir.remove();
+    throw error;
+  }
+
+  let stopped = false;
+  return {
+    netns,
+    runDir,
+    dbSocket,
+    env,
+    bridgeMgmtSocket: (bridge) => join(runDir, `${bridge}.mgmt`),
+    vsctl: (args) => ctl('ovs-vsctl', [`--db=unix:${dbSocket}`, '--timeout=30', ...args]),
+    ofctl: (args) => ctl('ovs-ofctl', args),
+    appctl: (args) => ctl('ovs-appctl', ['-t', join(runDir, 'ovs-vswitchd.ctl'), ...args]),
+    async restartVswitchd({ crash = false } = {}) {
+      if (crash) await vswitchd?.kill();
+      else await vswitchd?.stop();
+      await startVswitchd();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // `exit --cleanup` makes ovs-vswitchd delete its datapath ports; netdev internal ports are
+      // persistent taps that would otherwise outlive the daemon.
+      await tryRun(['ovs-appctl', '-t', join(runDir, 'ovs-vswitchd.ctl'), 'exit', '--cleanup'], {
+        netns,
+        env,
+        timeoutMs: 10_000,
+      });
+      await vswitchd?.stop();
+      await ovsdb?.stop();
+      dir.remove();
+      log?.info('Open vSwitch stopped');
+    },
+  };
+}
