@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the pinned kube-apiserver and kubectl (test dependencies only, never product code) and
+# Builds the pinned kube-apiserver, kube-controller-manager and kubectl (test dependencies only, never product code) and
 # cnitool from the Go module proxy into the cache folder. k8s.io/kubernetes points its staging
 # modules at ./staging, which a module download does not carry, so a throwaway module pins each
 # staging module to its published v0.x twin with replace directives.
@@ -12,7 +12,7 @@ BIN="$CACHE/bin"
 mkdir -p "$BIN"
 
 stamp="$BIN/.kube-$KUBE_VERSION"
-if [[ ! -f "$stamp" || ! -x "$BIN/kube-apiserver" || ! -x "$BIN/kubectl" ]]; then
+if [[ ! -f "$stamp" || ! -x "$BIN/kube-apiserver" || ! -x "$BIN/kubectl" || ! -x "$BIN/kube-controller-manager" ]]; then
   staging_version="v0.${KUBE_VERSION#v1.}"
   work="$CACHE/kube-build-$KUBE_VERSION"
   mkdir -p "$work"
@@ -40,12 +40,15 @@ package tools
 
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
   go mod tidy
   GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
   GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/kubectl" k8s.io/kubernetes/cmd/kubectl
+  GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/kube-controller-manager" \
+    k8s.io/kubernetes/cmd/kube-controller-manager
   touch "$stamp"
 fi
 

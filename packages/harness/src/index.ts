@@ -1,5 +1,12 @@
 export { HarnessError, type HarnessErrorCode } from './errors.js';
 export { inNetns, type RunOptions, run, tryRun, waitFor } from './exec.js';
+export {
+  type KubeCluster,
+  SERVICE_ACCOUNT_ISSUER,
+  SERVICE_CLUSTER_IP_RANGE,
+  type StartKubeOptions,
+  startKube,
+} from './kube.js';
 export { ManagedProcess, type ManagedProcessOptions } from './managed-process.js';
 export {
   createLinuxBridge,
@@ -12,4 +19,7 @@ export {
   type VethEnd,
 } from './netns.js';
 export { type OvsInstance, type StartOvsOptions, startOvs } from './ovs.js';
+export { cachedBinDir } from './paths.js';
+export { type CertFiles, type CertRequest, TestPki } from './pki.js';
+export { freePort } from './ports.js';
 export { makeTempDir, TEMP_PREFIX, type TempDir } from './temp-dir.js';

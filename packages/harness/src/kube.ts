@@ -1,0 +1,277 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { HarnessError } from './errors.js';
+import { run, waitFor } from './exec.js';
+import { ManagedProcess } from './managed-process.js';
+import { cachedBinDir } from './paths.js';
+import { type CertFiles, TestPki } from './pki.js';
+import { freePort } from './ports.js';
+import { makeTempDir } from './temp-dir.js';
+
+export interface StartKubeOptions {
+  /** Address kube-apiserver listens on; netns Nodes need one they can route to. */
+  bindAddress?: string;
+  /** Also run kube-controller-manager (namespace deletion, garbage collection, service accounts). */
+  controllerManager?: boolean;
+  binDir?: string;
+  logger?: Logger;
+}
+
+export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
+
+/** A real etcd + kube-apiserver (and optionally kube-controller-manager) on random ports. */
+export interface KubeCluster {
+  /** https://host:port of kube-apiserver. */
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  /** Admin (system:masters) client configuration. */
+  readonly kubeConfig: KubeConfig;
+  readonly dir: string;
+  /** The cluster CA that signs the apiserver's serving cert and client certs. */
+  readonly ca: CertFiles;
+  /** CA and client cert the aggregation layer uses to call extension API servers. */
+  readonly frontProxyCa: CertFiles;
+  readonly serviceAccountIssuer: string;
+  /** Folder of the component logs. */
+  readonly logDir: string;
+  kubectl(args: readonly string[], options?: { input?: string }): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startKube(options: StartKubeOptions = {}): Promise<KubeCluster> {
+  const binDir = options.binDir ?? cachedBinDir();
+  for (const binary of [
+    'kube-apiserver',
+    'kubectl',
+    ...(options.controllerManager ? ['kube-controller-manager'] : []),
+  ]) {
+    if (!existsSync(join(binDir, binary))) {
+      throw new HarnessError(
+        'HARNESS_MISSING_BINARY',
+        `${binary} not found in ${binDir}: run hack/install-deps.sh`,
+      );
+    }
+  }
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  const log = options.logger?.child({ component: 'harness-kube' });
+  const tmp = makeTempDir('kube');
+  const dir = tmp.path;
+  const pkiDir = join(dir, 'pki');
+  const logDir = join(dir, 'logs');
+  mkdirSync(pkiDir);
+  mkdirSync(logDir);
+  const processes: ManagedProcess[] = [];
+
+  try {
+    const pki = new TestPki(pkiDir);
+    const [ca, frontProxyCa, saKey] = await Promise.all([
+      pki.createCa('ca', 'antrea-ts-test-ca'),
+      pki.createCa('front-proxy-ca', 'antrea-ts-front-proxy-ca'),
+      pki.createSigningKey('sa'),
+    ]);
+    const [serving, admin, frontProxyClient] = await Promise.all([
+      pki.issue(ca, {
+        name: 'apiserver',
+        commonName: 'kube-apiserver',
+        usage: 'server',
+        dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+        ipAddresses: [...new Set(['127.0.0.1', bindAddress, '10.96.0.1'])],
+      }),
+      pki.issue(ca, {
+        name: 'admin',
+        commonName: 'admin',
+        organizations: ['system:masters'],
+        usage: 'client',
+      }),
+      pki.issue(frontProxyCa, {
+        name: 'front-proxy-client',
+        commonName: 'front-proxy-client',
+        usage: 'client',
+      }),
+    ]);
+
+    const etcd = await startEtcd(dir, logDir);
+    processes.push(etcd.process);
+
+    const port = await freePort(bindAddress);
+    const server = `https://${bindAddress}:${port}`;
+    const apiserver = new ManagedProcess({
+      name: 'kube-apiserver',
+      logFile: join(logDir, 'kube-apiserver.log'),
+      argv: [
+        join(binDir, 'kube-apiserver'),
+        `--etcd-servers=${etcd.url}`,
+        `--bind-address=${bindAddress}`,
+        `--advertise-address=${bindAddress}`,
+        `--secure-port=${port}`,
+        `--cert-dir=${join(dir, 'cert-dir')}`,
+        `--tls-cert-file=${serving.cert}`,
+        `--tls-private-key-file=${serving.key}`,
+        `--client-ca-file=${ca.cert}`,
+        `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
+        `--service-account-key-file=${saKey.pub}`,
+        `--service-account-signing-key-file=${saKey.key}`,
+        `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+        '--authorization-mode=Node,RBAC',
+        // Pods are created before any controller has made the namespace's default ServiceAccount.
+        '--disable-admission-plugins=ServiceAccount',
+        '--endpoint-reconciler-type=none',
+        '--allow-privileged=true',
+        `--requestheader-client-ca-file=${frontProxyCa.cert}`,
+        '--requestheader-allowed-names=front-proxy-client',
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        `--proxy-client-cert-file=${frontProxyClient.cert}`,
+        `--proxy-client-key-file=${frontProxyClient.key}`,
+        // There is no kube-proxy: the aggregator must dial Service endpoints, not the ClusterIP.
+        '--enable-aggregator-routing=true',
+        '--profiling=false',
+        '--v=1',
+      ],
+    });
+    processes.push(apiserver);
+
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfigPath, kubeconfigYaml(server, ca.cert, admin));
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => {
+        apiserver.assertRunning();
+        return (await httpsGet(server, '/readyz', ca, admin)) === 200;
+      },
+      90_000,
+      200,
+    );
+
+    if (options.controllerManager) {
+      processes.push(
+        new ManagedProcess({
+          name: 'kube-controller-manager',
+          logFile: join(logDir, 'kube-controller-manager.log'),
+          argv: [
+            join(binDir, 'kube-controller-manager'),
+            `--kubeconfig=${kubeconfigPath}`,
+            '--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token,endpoint,endpointslice',
+            `--service-account-private-key-file=${saKey.key}`,
+            `--root-ca-file=${ca.cert}`,
+            '--leader-elect=false',
+            '--secure-port=0',
+            '--v=1',
+          ],
+        }),
+      );
+    }
+    log?.info({ server, dir }, 'kube-apiserver ready');
+
+    let stopped = false;
+    return {
+      server,
+      kubeconfigPath,
+      kubeConfig,
+      dir,
+      ca,
+      frontProxyCa,
+      serviceAccountIssuer: SERVICE_ACCOUNT_ISSUER,
+      logDir,
+      kubectl: (args, runOptions) =>
+        run([join(binDir, 'kubectl'), `--kubeconfig=${kubeconfigPath}`, ...args], runOptions),
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        for (const p of [...processes].reverse()) await p.stop();
+        tmp.remove();
+        log?.info('kube-apiserver stopped');
+      },
+    };
+  } catch (error) {
+    for (const p of [...processes].reverse()) await p.kill();
+    tmp.remove();
+    throw error;
+  }
+}
+
+async function startEtcd(dir: string, logDir: string): Promise<{ url: string; process: ManagedProcess }> {
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const etcd = new ManagedProcess({
+    name: 'etcd',
+    logFile: join(logDir, 'etcd.log'),
+    argv: [
+      'etcd',
+      '--name=default',
+      `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-client-urls=${url}`,
+      `--advertise-client-urls=${url}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=default=${peer}`,
+      // Test data is thrown away: no fsync keeps etcd from being the bottleneck on a small disk.
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ],
+  });
+  await waitFor(
+    'etcd /health',
+    async () => {
+      etcd.assertRunning();
+      const response = await fetch(`${url}/health`);
+      return response.ok;
+    },
+    30_000,
+    100,
+  );
+  return { url, process: etcd };
+}
+
+function kubeconfigYaml(server: string, caFile: string, admin: CertFiles): string {
+  const b64 = (file: string) => readFileSync(file).toString('base64');
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: antrea-ts
+  cluster:
+    server: ${server}
+    certificate-authority-data: ${b64(caFile)}
+users:
+- name: admin
+  user:
+    client-certificate-data: ${b64(admin.cert)}
+    client-key-data: ${b64(admin.key)}
+contexts:
+- name: admin@antrea-ts
+  context:
+    cluster: antrea-ts
+    user: admin
+current-context: admin@antrea-ts
+`;
+}
+
+function httpsGet(server: string, path: string, ca: CertFiles, client: CertFiles): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, server),
+      {
+        ca: readFileSync(ca.cert),
+        cert: readFileSync(client.cert),
+        key: readFileSync(client.key),
+        timeout: 5_000,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
