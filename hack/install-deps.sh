@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh Debian machine, and nothing when it is all there already:
+# Debian packages (Open vSwitch, etcd, network tools, CNI plugins) and, built from the Go module
+# proxy into the cache folder, the pinned kube-apiserver, kube-controller-manager, kubectl and cnitool.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# command -> Debian package that provides it
+declare -A NEED=(
+  [ovs-vswitchd]=openvswitch-switch
+  [ovsdb-server]=openvswitch-switch
+  [etcd]=etcd-server
+  [iptables]=iptables
+  [ip]=iproute2
+  [ethtool]=ethtool
+  [iperf3]=iperf3
+  [socat]=socat
+  [ping]=iputils-ping
+  [openssl]=openssl
+  [go]=golang-go
+)
+missing=()
+for cmd in "${!NEED[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${NEED[$cmd]}")
+done
+[[ -x /usr/lib/cni/host-local ]] || missing+=(containernetworking-plugins)
+
+if ((${#missing[@]} > 0)); then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The Debian service would start a system-wide OVS; tests run their own instances instead.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet openvswitch-switch 2>/dev/null; then
+  systemctl stop openvswitch-switch || true
+fi
+
+hack/build-kube.sh >/dev/null
