@@ -1,3 +1,4 @@
+export * from './client.js';
 export * from './codec/frame-parser.js';
 export * from './codec/jsonrpc.js';
 export * from './codec/monitor.js';
@@ -5,3 +6,8 @@ export * from './codec/operations.js';
 export * from './codec/schema.js';
 export * from './codec/value.js';
 export * from './errors.js';
+export * from './transport/backoff.js';
+export * from './transport/clock.js';
+export * from './transport/connection.js';
+export * from './transport/endpoint.js';
+export * from './transport/session.js';
