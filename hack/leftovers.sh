@@ -1,46 +1,47 @@
 #!/usr/bin/env bash
-# Finds what test runs leave behind: network namespaces and root-namespace links named ats*,
-# processes started from harness temp dirs or the kube binary cache, and /tmp/antrea-ts-* dirs.
-# Without arguments it lists them and exits 1 if there are any (the leak check that `npm test` runs
-# after the tests); with --remove it removes them (the sweep that always runs last).
+# What test runs leave behind: network namespaces and root-namespace links named ats*, processes
+# started from harness temp dirs or from the kube binary cache, and /tmp/antrea-ts-* dirs.
+#   hack/leftovers.sh list          one line per item: "<kind> <id> [detail]"
+#   hack/leftovers.sh remove FILE   removes the items listed in FILE (output of `list`)
+# `npm test` lists before and after the run, so it reports and removes only what the run itself left
+# (a lab or another run on the same machine is not touched).
 set -uo pipefail
-remove=false
-[[ "${1:-}" == "--remove" ]] && remove=true
 cache="${ANTREA_TS_CACHE:-$HOME/.cache/antrea-ts}"
-found=0
 
-report() {
-  found=1
-  echo "leftover: $*"
+list() {
+  while read -r pid cmd; do
+    case "$cmd" in
+      *ovsdb-server*/tmp/antrea-ts-* | *ovs-vswitchd*/tmp/antrea-ts-* | etcd*/tmp/antrea-ts-* | \
+        "$cache"/bin/kube-*/tmp/antrea-ts-*)
+        echo "process $pid ${cmd:0:160}"
+        ;;
+    esac
+  done < <(ps -eo pid=,args= 2>/dev/null)
+  ip netns list 2>/dev/null | awk '$1 ~ /^ats-/ {print "netns " $1}'
+  ip -o link show 2>/dev/null | awk -F': ' '{split($2, n, "@"); if (n[1] ~ /^ats/) print "link " n[1]}'
+  for dir in /tmp/antrea-ts-*; do
+    [[ -e "$dir" ]] && echo "dir $dir"
+  done
+  return 0
 }
 
-# Processes whose command line points into a harness temp dir or at a cached kube binary.
-while read -r pid cmd; do
-  [[ "$pid" == "$$" ]] && continue
-  case "$cmd" in
-    *ovsdb-server*/tmp/antrea-ts-* | *ovs-vswitchd*/tmp/antrea-ts-* | etcd*/tmp/antrea-ts-* | \
-      "$cache"/bin/kube-* | *"ip netns exec ats-"*)
-      report "process $pid: ${cmd:0:160}"
-      $remove && kill -9 "$pid" 2>/dev/null
-      ;;
-  esac
-done < <(ps -eo pid=,args= 2>/dev/null)
+remove() {
+  # Processes first: they hold the dirs and may recreate links.
+  while read -r kind id _; do
+    [[ "$kind" == process ]] && kill -9 "$id" 2>/dev/null
+  done <"$1"
+  while read -r kind id _; do
+    case "$kind" in
+      netns) ip netns delete "$id" 2>/dev/null ;;
+      link) ip link delete "$id" 2>/dev/null ;;
+      dir) rm -rf "$id" ;;
+    esac
+  done <"$1"
+  return 0
+}
 
-for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^ats-'); do
-  report "netns $ns"
-  $remove && ip netns delete "$ns" 2>/dev/null
-done
-
-for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^ats'); do
-  report "link $link"
-  $remove && ip link delete "$link" 2>/dev/null
-done
-
-for dir in /tmp/antrea-ts-*; do
-  [[ -e "$dir" ]] || continue
-  report "dir $dir"
-  $remove && rm -rf "$dir"
-done
-
-if $remove; then exit 0; fi
-exit "$found"
+case "${1:-}" in
+  list) list | sort ;;
+  remove) remove "${2:?file}" ;;
+  *) echo "usage: $0 list | remove FILE" >&2; exit 2 ;;
+esac
