@@ -18,8 +18,10 @@ export {
   uniqueTag,
   type VethEnd,
 } from './netns.js';
+export { createNetnsNode, type NetnsNode, TRANSPORT_BRIDGE } from './netns-node.js';
 export { type OvsInstance, type StartOvsOptions, startOvs } from './ovs.js';
 export { cachedBinDir } from './paths.js';
 export { type CertFiles, type CertRequest, TestPki } from './pki.js';
 export { freePort } from './ports.js';
 export { makeTempDir, TEMP_PREFIX, type TempDir } from './temp-dir.js';
+export { createUnderlay, type Underlay } from './underlay.js';
