@@ -1,3 +1,5 @@
 export * from './constants.js';
 export * from './controlplane/index.js';
 export * from './crd/index.js';
+export * from './k8s-proto/index.js';
+export * from './controlplane-proto/index.js';
