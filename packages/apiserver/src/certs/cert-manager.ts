@@ -1,0 +1,140 @@
+import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
+import { type CaMaterial, createCa, issueServingCert, parseCertBundle } from './self-signed.js';
+
+/** What the HTTPS listener serves and what clients must trust. */
+export interface ServingCertificate {
+  certPem: string;
+  keyPem: string;
+  /** PEM bundle clients should trust: the current CA, plus the previous one while it is valid. */
+  caBundlePem: string;
+  notBefore: number;
+  notAfter: number;
+}
+
+/** Anything that yields the serving certificate and tells when it changes (self-signed, files...). */
+export interface CertificateSource {
+  current(): ServingCertificate;
+  onChange(listener: (cert: ServingCertificate) => void): () => void;
+}
+
+export interface SelfSignedCertManagerOptions {
+  logger: Logger;
+  clock?: Clock;
+  /** Host part of the certificate names; Antrea uses the Service name "antrea". */
+  host?: string;
+  dnsNames: readonly string[];
+  ipAddresses?: readonly string[];
+  /** Lifetime of a serving certificate. Default 365 days like Antrea. */
+  validityMs?: number;
+  /** Lifetime of the CA. Default 5 years, so routine rotations keep the published bundle. */
+  caValidityMs?: number;
+  /** Rotate when less than this is left (serving cert or CA). Default a tenth of validityMs. */
+  renewBeforeMs?: number;
+  /** How often start() checks for expiry. Default 1 hour (and whenever checkRotation() is called). */
+  checkIntervalMs?: number;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * Generates a CA and serving certificate at construction and reissues before expiry. Routine
+ * rotations keep the CA, so clients that loaded antrea-ca keep verifying; only when the CA itself
+ * nears expiry is a new CA made, and the old one stays in the bundle until it expires.
+ */
+export class SelfSignedCertManager implements CertificateSource {
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  readonly #opts: Required<Omit<SelfSignedCertManagerOptions, 'logger' | 'clock'>>;
+  readonly #listeners = new Set<(cert: ServingCertificate) => void>();
+  #ca: CaMaterial;
+  #previousCa: CaMaterial | undefined;
+  #cert: ServingCertificate;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: SelfSignedCertManagerOptions) {
+    this.#log = options.logger.child({ component: 'cert-manager' });
+    this.#clock = options.clock ?? systemClock;
+    const validityMs = options.validityMs ?? 365 * DAY;
+    this.#opts = {
+      host: options.host ?? 'antrea',
+      dnsNames: options.dnsNames,
+      ipAddresses: options.ipAddresses ?? [],
+      validityMs,
+      caValidityMs: Math.max(options.caValidityMs ?? 5 * 365 * DAY, validityMs),
+      renewBeforeMs: options.renewBeforeMs ?? Math.floor(validityMs / 10),
+      checkIntervalMs: options.checkIntervalMs ?? 3_600_000,
+    };
+    this.#ca = this.#newCa();
+    this.#cert = this.#issue();
+  }
+
+  current(): ServingCertificate {
+    return this.#cert;
+  }
+
+  onChange(listener: (cert: ServingCertificate) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Rotates if the serving certificate or CA is within renewBefore of expiry; true if it did. */
+  checkRotation(): boolean {
+    const now = this.#clock.now();
+    const renewBefore = this.#opts.renewBeforeMs;
+    if (this.#cert.notAfter - now > renewBefore) return false;
+    // A new CA once the current one could not cover a full-length serving certificate.
+    if (this.#ca.notAfter - now < this.#opts.validityMs) {
+      this.#previousCa = this.#ca;
+      this.#ca = this.#newCa();
+    }
+    if (this.#previousCa && this.#previousCa.notAfter <= now) this.#previousCa = undefined;
+    this.#cert = this.#issue();
+    this.#log.info({ notAfter: new Date(this.#cert.notAfter).toISOString() }, 'serving certificate rotated');
+    for (const listener of this.#listeners) {
+      try {
+        listener(this.#cert);
+      } catch (error) {
+        this.#log.error({ err: error }, 'certificate change listener failed');
+      }
+    }
+    return true;
+  }
+
+  start(signal?: AbortSignal): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => this.checkRotation(), this.#opts.checkIntervalMs);
+    this.#timer.unref();
+    signal?.addEventListener('abort', () => this.stop(), { once: true });
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #newCa(): CaMaterial {
+    return createCa(this.#opts.host, this.#clock.now(), this.#opts.caValidityMs);
+  }
+
+  #issue(): ServingCertificate {
+    const now = this.#clock.now();
+    const serving = issueServingCert(
+      this.#ca,
+      this.#opts.host,
+      now,
+      this.#opts.validityMs,
+      this.#opts.dnsNames,
+      this.#opts.ipAddresses,
+    );
+    const bundle = [this.#ca.certPem, ...(this.#previousCa ? [this.#previousCa.certPem] : [])].join('');
+    return { ...serving, caBundlePem: bundle };
+  }
+}
+
+/** The DNS names Antrea puts in its self-signed certificate for Service `name` in `namespace`. */
+export function serviceDnsNames(name: string, namespace: string): string[] {
+  return [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`];
+}
+
+export { parseCertBundle };
