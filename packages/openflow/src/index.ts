@@ -1,0 +1,15 @@
+export * from './codec/actions.js';
+export * from './codec/basic.js';
+export { Reader, Writer } from './codec/buffer.js';
+export * from './codec/bundle.js';
+export * from './codec/constants.js';
+export * from './codec/fields.js';
+export * from './codec/flow-mod.js';
+export * from './codec/group-mod.js';
+export * from './codec/header.js';
+export * from './codec/match.js';
+export * from './codec/meter-mod.js';
+export * from './codec/multipart.js';
+export * from './codec/packet.js';
+export * from './errors.js';
+export * from './format/flow-format.js';
