@@ -45,6 +45,11 @@ export interface CniCmdResponse {
 
 const EMPTY = new Uint8Array(0);
 
+/** A plain Uint8Array copy: callers may hand us a Buffer (grpc-js) and keep reusing its memory. */
+function copyBytes(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b);
+}
+
 export function encodeCniCmdArgs(a: CniCmdArgs): Uint8Array {
   return new ProtoWriter()
     .string(1, a.containerId)
@@ -75,7 +80,7 @@ export function decodeCniCmdArgs(buf: Uint8Array): CniCmdArgs {
   for (const f of readFields(buf, what)) {
     if (f.field < 1 || f.field > 6) continue;
     expectWire(f, WIRE_LEN, what);
-    if (f.field === 6) a.networkConfiguration = f.bytes.slice();
+    if (f.field === 6) a.networkConfiguration = copyBytes(f.bytes);
     else {
       const s = decodeUtf8(f.bytes, what);
       if (f.field === 1) a.containerId = s;
@@ -110,7 +115,7 @@ function decodeAny(buf: Uint8Array): AnyDetail {
       d.typeUrl = decodeUtf8(f.bytes, 'Any');
     } else if (f.field === 2) {
       expectWire(f, WIRE_LEN, 'Any');
-      d.value = f.bytes.slice();
+      d.value = copyBytes(f.bytes);
     }
   }
   return d;
@@ -150,7 +155,7 @@ export function decodeCniCmdResponse(buf: Uint8Array): CniCmdResponse {
   for (const f of readFields(buf, 'CniCmdResponse')) {
     if (f.field === 1) {
       expectWire(f, WIRE_LEN, 'CniCmdResponse');
-      r.cniResult = f.bytes.slice();
+      r.cniResult = copyBytes(f.bytes);
     } else if (f.field === 2) {
       expectWire(f, WIRE_LEN, 'CniCmdResponse');
       r.error = decodeCniRpcError(f.bytes);

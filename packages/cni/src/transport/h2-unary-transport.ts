@@ -102,6 +102,9 @@ export class H2UnaryTransport implements UnaryTransport {
               grpcStatusFromHttp(httpStatus),
               `unexpected HTTP status code received from server: ${httpStatus}`,
             );
+          } else if (session.destroyed || session.closed) {
+            // The connection went away under the stream (agent crashed or restarted): transient.
+            fail(GrpcStatus.UNAVAILABLE, 'error reading from server: EOF');
           } else if (stream.rstCode === h2.NGHTTP2_CANCEL) {
             fail(GrpcStatus.CANCELLED, 'stream cancelled by the server');
           } else if (
