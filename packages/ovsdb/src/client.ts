@@ -182,8 +182,12 @@ export class OvsdbRpcClient implements OvsdbClient {
     );
   }
 
-  /** Asks for a lock; resolves true if granted now, false if queued (a `locked` event follows). */
+  /**
+   * Asks for a lock; resolves true if granted now, false if queued (a `locked` event follows).
+   * Lock names follow the RFC <id> grammar: letters, digits and underscores.
+   */
   async lock(id: string, options?: RequestOptions): Promise<boolean> {
+    checkLockId(id);
     this.wantedLocks.add(id);
     const locked = lockedOf(await this.session.request('lock', [id], options));
     if (locked) this.heldLocks.add(id);
@@ -191,6 +195,7 @@ export class OvsdbRpcClient implements OvsdbClient {
   }
 
   async steal(id: string, options?: RequestOptions): Promise<void> {
+    checkLockId(id);
     this.wantedLocks.add(id);
     lockedOf(await this.session.request('steal', [id], options));
     this.heldLocks.add(id);
@@ -301,6 +306,13 @@ export class OvsdbRpcClient implements OvsdbClient {
         this.log.error({ err, event }, 'lock listener threw');
       }
     }
+  }
+}
+
+function checkLockId(id: string): void {
+  // The server answers a bad name with a bare "syntax error"; say what is wrong instead.
+  if (!/^[_a-zA-Z][_a-zA-Z0-9]*$/.test(id)) {
+    throw new OvsdbProtocolError(`lock name ${JSON.stringify(id)} must match [_a-zA-Z][_a-zA-Z0-9]*`);
   }
 }
 

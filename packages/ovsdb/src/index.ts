@@ -11,3 +11,5 @@ export * from './transport/clock.js';
 export * from './transport/connection.js';
 export * from './transport/endpoint.js';
 export * from './transport/session.js';
+export * from './vswitch/bridge-client.js';
+export * from './vswitch/schema.js';
