@@ -1,0 +1,349 @@
+import type { Clock, IdSource } from '../clock.js';
+import { NsxApiError, notFound } from '../errors.js';
+import type { SimStore } from '../state/sim-store.js';
+import type { NsxObject, PolicyObject } from '../state/types.js';
+
+/** Fields NSX computes; values sent by clients are ignored. */
+const ENVELOPE_READ_ONLY = [
+  'path',
+  'parent_path',
+  'relative_path',
+  'unique_id',
+  'realization_id',
+  'marked_for_delete',
+  'overridden',
+  '_create_time',
+  '_create_user',
+  '_last_modified_time',
+  '_last_modified_user',
+  '_protection',
+  '_system_owned',
+  '_links',
+  '_schema',
+  '_self',
+  'children',
+] as const;
+
+/** Paths that exist without being stored. */
+const IMPLICIT_PARENTS = new Set([
+  '/infra',
+  '/infra/sites/default/enforcement-points/default',
+  '/infra/antrea',
+]);
+
+export interface WriteContext {
+  tree: PolicyTree;
+  existing: PolicyObject | undefined;
+}
+
+/** How one Policy API resource family behaves. */
+export interface PolicyKind {
+  /** resource_type written when the client sends none. */
+  resourceType: string;
+  /** resource_type values a client may send (defaults to [resourceType]). */
+  acceptedResourceTypes?: readonly string[];
+  /** URL/path segment of the collection under the parent (e.g. "groups"). */
+  collection: string;
+  /** Kind-specific read-only fields: ignored in bodies, kept across PUT. */
+  readOnly?: readonly string[];
+  /** Children embedded in GET and replaceable through the parent's PUT/PATCH (rules, service_entries). */
+  embedded?: { field: string; kind: PolicyKind };
+  /** Called once on create, before validation (assign ids such as rule_id or node_id). */
+  onCreate?(obj: PolicyObject, tree: PolicyTree, body: NsxObject): void;
+  /** Semantic checks; each string becomes one related error. */
+  validate?(obj: PolicyObject, ctx: WriteContext): string[];
+  /** Policy paths the object points at; each must exist and blocks deleting its target. */
+  references?(obj: PolicyObject): string[];
+  /** Extra fields computed on read. */
+  render?(obj: PolicyObject, tree: PolicyTree): NsxObject;
+}
+
+export type WriteMode = 'PUT' | 'PATCH';
+
+export interface PolicyTreeDeps {
+  store: SimStore;
+  clock: Clock;
+  ids: IdSource;
+}
+
+export function joinPath(parentPath: string, collection: string, id: string): string {
+  return `${parentPath}/${collection}/${id}`;
+}
+
+/**
+ * The Policy object tree: envelope bookkeeping, `_revision` checks, embedded children, reference
+ * integrity. Routes and the demo seed both go through it, so seeded objects obey the same rules.
+ */
+export class PolicyTree {
+  private readonly kinds = new Map<string, PolicyKind>();
+
+  constructor(private readonly deps: PolicyTreeDeps) {}
+
+  registerKind(kind: PolicyKind): void {
+    for (const rt of kind.acceptedResourceTypes ?? [kind.resourceType]) this.kinds.set(rt, kind);
+    if (kind.embedded) this.registerKind(kind.embedded.kind);
+  }
+
+  private get objects(): Record<string, PolicyObject> {
+    return this.deps.store.state.policy;
+  }
+
+  get(path: string): PolicyObject | undefined {
+    return Object.hasOwn(this.objects, path) ? this.objects[path] : undefined;
+  }
+
+  exists(path: string): boolean {
+    return IMPLICIT_PARENTS.has(path) || this.get(path) !== undefined;
+  }
+
+  require(path: string): PolicyObject {
+    const obj = this.get(path);
+    if (!obj) throw notFound(path);
+    return obj;
+  }
+
+  /** Direct children of `parentPath` in collection `collection`. */
+  children(parentPath: string, collection: string): PolicyObject[] {
+    const prefix = `${parentPath}/${collection}/`;
+    const out: PolicyObject[] = [];
+    for (const [p, obj] of Object.entries(this.objects)) {
+      if (p.startsWith(prefix) && !p.slice(prefix.length).includes('/')) out.push(obj);
+    }
+    return out;
+  }
+
+  /** NSX rule ids are unique integers starting at 1000. */
+  nextRuleId(): number {
+    const counters = this.deps.store.state.counters;
+    const id = counters.rule_id;
+    counters.rule_id += 1;
+    return id;
+  }
+
+  newUuid(): string {
+    return this.deps.ids.uuid();
+  }
+
+  all(): PolicyObject[] {
+    return Object.values(this.objects);
+  }
+
+  kindOf(obj: PolicyObject): PolicyKind | undefined {
+    return this.kinds.get(obj.resource_type);
+  }
+
+  /** The object as GET returns it: embedded children and computed fields included. */
+  render(obj: PolicyObject): NsxObject {
+    const kind = this.kindOf(obj);
+    let out: NsxObject = { ...obj };
+    if (kind?.embedded) {
+      out[kind.embedded.field] = sortBySequence(this.children(obj.path, kind.embedded.kind.collection)).map(
+        (c) => this.render(c),
+      );
+    }
+    if (kind?.render) out = { ...out, ...kind.render(obj, this) };
+    return out;
+  }
+
+  /** PUT or PATCH one object (and its embedded children when the body carries them). */
+  write(
+    kind: PolicyKind,
+    parentPath: string,
+    id: string,
+    body: NsxObject,
+    mode: WriteMode,
+    user: string,
+  ): NsxObject {
+    if (!this.exists(parentPath)) throw notFound(parentPath);
+    const pending: PolicyObject[] = [];
+    const parent = this.prepare(kind, parentPath, id, body, mode, user);
+    pending.push(parent);
+    const removals: string[] = [];
+    const emb = kind.embedded;
+    if (emb && Array.isArray(body[emb.field])) {
+      const seen = new Set<string>();
+      for (const [i, child] of (body[emb.field] as unknown[]).entries()) {
+        if (typeof child !== 'object' || child === null) {
+          throw new NsxApiError('NSX_INVALID_REQUEST', `${emb.field}[${i}] must be an object`);
+        }
+        const childBody = child as NsxObject;
+        const childId = childBody['id'];
+        if (typeof childId !== 'string' || childId === '') {
+          throw new NsxApiError('NSX_INVALID_REQUEST', `${emb.field}[${i}].id is required`);
+        }
+        if (seen.has(childId))
+          throw new NsxApiError('NSX_INVALID_REQUEST', `duplicate ${emb.field} id ${childId}`);
+        seen.add(childId);
+        pending.push(this.prepare(emb.kind, parent.path, childId, childBody, mode, user, pending));
+      }
+      for (const old of this.children(parent.path, emb.kind.collection)) {
+        if (!seen.has(old.id)) removals.push(old.path);
+      }
+    }
+    // Everything validated: apply.
+    for (const p of removals) this.removeSubtree(p);
+    for (const obj of pending) this.objects[obj.path] = obj;
+    this.deps.store.commit('policy');
+    return this.render(parent);
+  }
+
+  private prepare(
+    kind: PolicyKind,
+    parentPath: string,
+    id: string,
+    body: NsxObject,
+    mode: WriteMode,
+    user: string,
+    siblings: PolicyObject[] = [],
+  ): PolicyObject {
+    if (!/^[A-Za-z0-9_.:@-][A-Za-z0-9_.:@ -]{0,254}$/.test(id)) {
+      throw new NsxApiError('NSX_INVALID_REQUEST', `invalid object id "${id}"`);
+    }
+    if (body['id'] !== undefined && body['id'] !== id) {
+      throw new NsxApiError(
+        'NSX_INVALID_REQUEST',
+        `id in body (${String(body['id'])}) does not match id in URL (${id})`,
+      );
+    }
+    const accepted = kind.acceptedResourceTypes ?? [kind.resourceType];
+    const rt = body['resource_type'];
+    if (rt !== undefined && !accepted.includes(rt as string)) {
+      throw new NsxApiError(
+        'NSX_INVALID_REQUEST',
+        `resource_type ${String(rt)} is not valid here; expected ${accepted.join(' or ')}`,
+      );
+    }
+    const path = joinPath(parentPath, kind.collection, id);
+    const existing = this.get(path);
+    const rev = body['_revision'];
+    if (existing) {
+      if (mode === 'PUT' && rev === undefined) {
+        throw new NsxApiError(
+          'NSX_REVISION_REQUIRED',
+          `Object ${path} already exists; _revision is required to update it with PUT (current _revision ${existing._revision}).`,
+        );
+      }
+      if (rev !== undefined && rev !== existing._revision) {
+        throw new NsxApiError(
+          'NSX_STALE_REVISION',
+          `The object ${path} was modified by somebody else (_revision ${String(rev)} given, current is ${existing._revision}). Please refresh and try again.`,
+        );
+      }
+    }
+    const readOnly = new Set<string>([...ENVELOPE_READ_ONLY, ...(kind.readOnly ?? []), '_revision', 'id']);
+    if (kind.embedded) readOnly.add(kind.embedded.field);
+    const userFields: NsxObject = {};
+    for (const [k, v] of Object.entries(body)) if (!readOnly.has(k)) userFields[k] = v;
+
+    const now = this.deps.clock.now();
+    let next: PolicyObject;
+    if (existing) {
+      const kept: NsxObject = {};
+      for (const [k, v] of Object.entries(existing)) if (readOnly.has(k)) kept[k] = v;
+      const base = mode === 'PUT' ? kept : existing;
+      next = {
+        ...base,
+        ...userFields,
+        id,
+        path,
+        resource_type: (rt as string | undefined) ?? existing.resource_type,
+        _revision: existing._revision + 1,
+        _last_modified_time: now,
+        _last_modified_user: user,
+      } as unknown as PolicyObject;
+      if (next['display_name'] === undefined) next['display_name'] = id;
+    } else {
+      const uid = this.deps.ids.uuid();
+      next = {
+        ...userFields,
+        id,
+        resource_type: (rt as string | undefined) ?? kind.resourceType,
+        display_name: (userFields['display_name'] as string | undefined) ?? id,
+        path,
+        parent_path: parentPath,
+        relative_path: id,
+        unique_id: uid,
+        realization_id: uid,
+        marked_for_delete: false,
+        overridden: false,
+        _revision: 0,
+        _create_time: now,
+        _create_user: user,
+        _last_modified_time: now,
+        _last_modified_user: user,
+        _protection: 'NOT_PROTECTED',
+        _system_owned: false,
+      };
+      kind.onCreate?.(next, this, body);
+    }
+    const errors = kind.validate?.(next, { tree: this, existing }) ?? [];
+    if (errors.length > 0) {
+      throw new NsxApiError(
+        'NSX_INVALID_OBJECT',
+        `${kind.resourceType} ${path} is invalid: ${errors.join('; ')}`,
+        {
+          related: errors,
+        },
+      );
+    }
+    const missing = (kind.references?.(next) ?? []).filter(
+      (ref) => !this.exists(ref) && !siblings.some((s) => s.path === ref),
+    );
+    if (missing.length > 0) {
+      throw new NsxApiError(
+        'NSX_INVALID_PATH',
+        `Invalid path(s) [${missing.join(', ')}] referenced by ${path}: no such object.`,
+        { related: missing.map((m) => `path=[${m}] does not exist`) },
+      );
+    }
+    return next;
+  }
+
+  /** Objects outside the subtree at `path` that reference something inside it: [referrer, target]. */
+  referrersOf(path: string): [string, string][] {
+    const inside = (p: string) => p === path || p.startsWith(`${path}/`);
+    const out: [string, string][] = [];
+    for (const obj of this.all()) {
+      if (inside(obj.path)) continue;
+      for (const ref of this.kindOf(obj)?.references?.(obj) ?? []) if (inside(ref)) out.push([obj.path, ref]);
+    }
+    return out;
+  }
+
+  /** DELETE: removes the object and its subtree; refuses when something outside still points at it. */
+  delete(path: string): boolean {
+    if (!this.get(path)) return false;
+    const refs = this.referrersOf(path);
+    if (refs.length > 0) {
+      throw new NsxApiError(
+        'NSX_RESOURCE_IN_USE',
+        `Cannot delete ${path} because it is referenced by ${[...new Set(refs.map((r) => r[0]))].join(', ')}.`,
+        { related: refs.map(([from, to]) => `${to} is referenced by ${from}`) },
+      );
+    }
+    this.removeSubtree(path);
+    this.deps.store.commit('policy');
+    return true;
+  }
+
+  /** Removes without checks and without committing (callers commit). */
+  removeSubtree(path: string): void {
+    for (const p of Object.keys(this.objects)) {
+      if (p === path || p.startsWith(`${path}/`)) delete this.objects[p];
+    }
+  }
+
+  /** Stores a fully formed object (seed/system objects). */
+  putRaw(obj: PolicyObject): void {
+    this.objects[obj.path] = obj;
+  }
+}
+
+export function sortBySequence<T extends NsxObject>(items: T[]): T[] {
+  return [...items].sort((a, b) => {
+    const sa = typeof a['sequence_number'] === 'number' ? (a['sequence_number'] as number) : 0;
+    const sb = typeof b['sequence_number'] === 'number' ? (b['sequence_number'] as number) : 0;
+    if (sa !== sb) return sa - sb;
+    return String(a['id']).localeCompare(String(b['id']));
+  });
+}
