@@ -129,14 +129,27 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
     async stop() {
       if (stopped) return;
       stopped = true;
-      // `exit --cleanup` makes ovs-vswitchd delete its datapath ports; netdev internal ports are
-      // persistent taps that would otherwise outlive the daemon.
+      // Netdev internal ports are persistent taps that can outlive ovs-vswitchd; note them while the
+      // database still answers, ask the daemon to remove them, and delete what it did not.
+      const internalPorts = await ctl('ovs-vsctl', [
+        `--db=unix:${dbSocket}`,
+        '--timeout=5',
+        '--bare',
+        '--columns=name',
+        'find',
+        'interface',
+        'type=internal',
+      ]).then(
+        (out) => out.split(/\s+/).filter(Boolean),
+        () => [] as string[],
+      );
       await tryRun(['ovs-appctl', '-t', join(runDir, 'ovs-vswitchd.ctl'), 'exit', '--cleanup'], {
         netns,
         env,
         timeoutMs: 10_000,
       });
       await vswitchd?.stop();
+      for (const port of internalPorts) await tryRun(['ip', 'link', 'delete', port], { netns });
       await ovsdb?.stop();
       dir.remove();
       log?.info('Open vSwitch stopped');
