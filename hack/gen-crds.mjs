@@ -5,7 +5,14 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderCrdFiles } from '../packages/apis/dist/crd/render.js';
+
+// Imported dynamically so a missing build gets a hint instead of a bare ERR_MODULE_NOT_FOUND.
+const { renderCrdFiles } = await import('../packages/apis/dist/crd/render.js').catch((err) => {
+  process.stderr.write(
+    `cannot load packages/apis/dist (${err.code ?? err}); run: npx tsc -b packages/apis\n`,
+  );
+  process.exit(1);
+});
 
 const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'build', 'crds');
 const check = process.argv.includes('--check');
