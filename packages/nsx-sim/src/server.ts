@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type Clock, type IdSource, randomIds, systemClock } from './clock.js';
 import type { SimContext } from './context.js';
@@ -77,7 +77,7 @@ export async function buildNsxSimApp(opts: NsxSimAppOptions): Promise<FastifyIns
 
   const app = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 16 * 1024 * 1024,
     ajv: { customOptions: { allErrors: true, strict: false } },
     ...(opts.tls
