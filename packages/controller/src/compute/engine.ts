@@ -1,0 +1,1110 @@
+import type { GroupMember, IPBlock, NamedPort, Protocol, ServiceReference } from '@antrea-ts/apis';
+import { parseCIDR, parseIPGo } from '@antrea-ts/apis';
+import type { V1Namespace, V1NetworkPolicy, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  GroupingIndex,
+  type PodEntity,
+  type PodState,
+  type SelectorItem,
+} from '../grouping/grouping-index.js';
+import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
+import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
+import type { Labels, Selector } from '../labels/selector.js';
+import { addTo } from '../multimap.js';
+import { STATIC_TIERS, tierObjectName } from '../tiers.js';
+import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy, Span } from '../types.js';
+import { deepEqual, EMPTY_SPAN, sameMembers, sameMembersByNode, sameSpan } from './equality.js';
+import {
+  DEFAULT_TIER_PRIORITY,
+  ENABLE_NP_LOGGING_ANNOTATION,
+  type GroupRequest,
+  type InternalGroupInfo,
+  type PolicyTranslation,
+  SERVICE_ACCOUNT_LABEL,
+  type TranslationContext,
+  translateAntreaNetworkPolicy,
+  translateClusterNetworkPolicy,
+  translateK8sNetworkPolicy,
+} from './translate.js';
+
+/** Where the engine writes its results (the RAM stores implement it). */
+export interface Writable<T> {
+  put(obj: T): void;
+  delete(name: string): void;
+}
+
+export interface EngineOutput {
+  networkPolicies: Writable<InternalNetworkPolicy>;
+  appliedToGroups: Writable<InternalAppliedToGroup>;
+  addressGroups: Writable<InternalAddressGroup>;
+}
+
+export interface FlushStats {
+  translatedPolicies: number;
+  syncedAppliedToGroups: number;
+  syncedPolicies: number;
+  syncedAddressGroups: number;
+  deletedGroups: number;
+}
+
+export interface EngineCounts {
+  pods: number;
+  labelSets: number;
+  selectors: number;
+  networkPolicies: number;
+  appliedToGroups: number;
+  addressGroups: number;
+  internalGroups: number;
+}
+
+/** Per-Pod cached wire members: built once per Pod change, shared by every group selecting it. */
+interface PodPayload {
+  /** AppliedToGroup member (no IPs); undefined when the Pod cannot be applied to. */
+  atMember: GroupMember | undefined;
+  /** AddressGroup member (IPs, named ports); undefined when the Pod has no usable address. */
+  agMember: GroupMember | undefined;
+  nodeName: string;
+}
+
+type SourceKind = 'K8sNetworkPolicy' | 'AntreaClusterNetworkPolicy' | 'AntreaNetworkPolicy';
+
+interface PolicyState {
+  readonly key: string;
+  readonly kind: SourceKind;
+  source: V1NetworkPolicy | CrdClusterNetworkPolicy | CrdNetworkPolicy;
+  translation: PolicyTranslation | undefined;
+  atgs: ATGState[];
+  ags: AGState[];
+  stored: InternalNetworkPolicy | undefined;
+  /** Dependencies recorded during the last translation. */
+  deps: { tier: string | undefined; groups: Set<string>; namespaces: boolean };
+}
+
+interface ATGState {
+  readonly name: string;
+  readonly req: GroupRequest;
+  readonly selectorItem: SelectorItem<PodPayload> | undefined;
+  readonly nodeSelector: Selector | undefined;
+  readonly policies: Set<PolicyState>;
+  stored: InternalAppliedToGroup | undefined;
+}
+
+interface AGState {
+  readonly name: string;
+  readonly req: GroupRequest;
+  readonly selectorItem: SelectorItem<PodPayload> | undefined;
+  readonly nodeSelector: Selector | undefined;
+  readonly policies: Set<PolicyState>;
+  membersDirty: boolean;
+  stored: InternalAddressGroup | undefined;
+}
+
+interface IGroupState {
+  readonly key: string;
+  readonly namespace: string;
+  source: CrdGroup;
+  uid: string;
+  ipBlocks: IPBlock[];
+  childGroups: string[];
+  serviceRef: ServiceReference | undefined;
+  /** Pod selector (from the spec, or from the referenced Service's selector). */
+  selector: GroupSelector | undefined;
+  selectorItem: SelectorItem<PodPayload> | undefined;
+  nodeSelector: Selector | undefined;
+}
+
+interface NodeState {
+  labels: Labels;
+  member: GroupMember;
+}
+
+const MAX_GROUP_NESTING = 2;
+
+function podState(pod: V1Pod): PodState {
+  const labels: Record<string, string> = { ...(pod.metadata?.labels ?? {}) };
+  // Antrea adds the ServiceAccount as a label so that serviceAccount peers are plain selectors.
+  labels[SERVICE_ACCOUNT_LABEL] = pod.spec?.serviceAccountName ?? '';
+  const phase = pod.status?.phase;
+  const ips = pod.status?.podIPs?.map((p) => p.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
+  return {
+    namespace: pod.metadata?.namespace ?? '',
+    name: pod.metadata?.name ?? '',
+    labels,
+    nodeName: pod.spec?.nodeName ?? '',
+    ips,
+    hostNetwork: pod.spec?.hostNetwork ?? false,
+    terminated: phase === 'Succeeded' || phase === 'Failed',
+  };
+}
+
+function namedPorts(pod: V1Pod): NamedPort[] | undefined {
+  let out: NamedPort[] | undefined;
+  for (const c of pod.spec?.containers ?? []) {
+    for (const p of c.ports ?? []) {
+      if (!p.name) continue;
+      if (!out) out = [];
+      out.push({ port: p.containerPort, name: p.name, protocol: (p.protocol ?? 'TCP') as Protocol });
+    }
+  }
+  return out;
+}
+
+function nodeIPs(node: V1Node): string[] {
+  const set = new Set<string>();
+  for (const a of node.status?.addresses ?? [])
+    if (a.type === 'InternalIP' || a.type === 'ExternalIP') set.add(a.address);
+  return [...set].sort();
+}
+
+/**
+ * The compute core. Accepts object upserts/deletes (synchronous, cheap: they only update indexes
+ * and mark what is affected), and `flush()` recomputes exactly the affected policies and groups
+ * and writes the results to the output stores, like Antrea's workers draining their queues.
+ */
+export class PolicyEngine {
+  private readonly log: Logger | undefined;
+  private readonly index = new GroupingIndex<PodPayload>();
+  private readonly out: EngineOutput;
+
+  private readonly policies = new Map<string, PolicyState>();
+  private readonly atgs = new Map<string, ATGState>();
+  private readonly ags = new Map<string, AGState>();
+  private readonly igroups = new Map<string, IGroupState>();
+  private readonly nodes = new Map<string, NodeState>();
+  private readonly services = new Map<string, V1Service>();
+  private readonly tiers = new Map<string, number>();
+  private readonly namespaceLogging = new Map<string, boolean>();
+  private readonly podSpecs = new Map<string, V1Pod>();
+
+  /** Which policies consulted which Tier / internal Group, and which need the Namespace list. */
+  private readonly policiesByTier = new Map<string, Set<PolicyState>>();
+  private readonly policiesByGroup = new Map<string, Set<PolicyState>>();
+  private readonly policiesByNamespaces = new Set<PolicyState>();
+  private readonly k8sPoliciesByNamespace = new Map<string, Set<PolicyState>>();
+  private readonly selectorUsers = new Map<SelectorItem<PodPayload>, Set<ATGState | AGState | IGroupState>>();
+  private readonly parentsByChild = new Map<string, Set<string>>();
+  private readonly nodeSelectorATGs = new Set<ATGState>();
+  private readonly nodeSelectorAGs = new Set<AGState>();
+  private readonly nodeSelectorIGroups = new Set<IGroupState>();
+  private readonly serviceATGs = new Set<ATGState>();
+
+  // Work queues (sets dedupe like Antrea's workqueues).
+  private readonly dirtyTranslate = new Set<PolicyState>();
+  private readonly dirtyPolicySpan = new Set<PolicyState>();
+  private readonly dirtyATGs = new Set<ATGState>();
+  private readonly dirtyAGs = new Set<AGState>();
+  private readonly dirtyIGroups = new Set<IGroupState>();
+  private readonly orphanCandidates = new Set<ATGState | AGState>();
+  private readonly deletedPolicies: InternalNetworkPolicy[] = [];
+
+  constructor(out: EngineOutput, opts: { logger?: Logger; seedStaticTiers?: boolean } = {}) {
+    this.out = out;
+    this.log = opts.logger?.child({ component: 'policy-engine' });
+    if (opts.seedStaticTiers ?? true) for (const t of STATIC_TIERS) this.tiers.set(t.name, t.priority);
+  }
+
+  counts(): EngineCounts {
+    let nps = 0;
+    for (const p of this.policies.values()) if (p.stored) nps++;
+    return {
+      pods: this.index.podCount,
+      labelSets: this.index.labelItemCount,
+      selectors: this.index.selectorItemCount,
+      networkPolicies: nps,
+      appliedToGroups: this.atgs.size,
+      addressGroups: this.ags.size,
+      internalGroups: this.igroups.size,
+    };
+  }
+
+  /** True when upserts/deletes are waiting for flush(). */
+  get pending(): boolean {
+    return (
+      this.dirtyTranslate.size > 0 ||
+      this.dirtyPolicySpan.size > 0 ||
+      this.dirtyATGs.size > 0 ||
+      this.dirtyAGs.size > 0 ||
+      this.dirtyIGroups.size > 0 ||
+      this.deletedPolicies.length > 0 ||
+      this.indexDirty
+    );
+  }
+
+  private indexDirty = false;
+
+  // ------------------------------------------------------------------------------------------
+  // Inputs
+
+  upsertNamespace(ns: V1Namespace): void {
+    const name = ns.metadata?.name ?? '';
+    const prevLabels = this.index.namespaceLabels(name);
+    const labels = ns.metadata?.labels ?? {};
+    this.index.upsertNamespace(name, labels);
+    this.indexDirty = true;
+    if (!prevLabels || !sameLabels(prevLabels, labels))
+      for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
+    const logging = ns.metadata?.annotations?.[ENABLE_NP_LOGGING_ANNOTATION] === 'true';
+    if ((this.namespaceLogging.get(name) ?? false) !== logging) {
+      this.namespaceLogging.set(name, logging);
+      for (const p of this.k8sPoliciesByNamespace.get(name) ?? []) this.dirtyTranslate.add(p);
+    }
+  }
+
+  deleteNamespace(name: string): void {
+    this.index.deleteNamespace(name);
+    this.indexDirty = true;
+    this.namespaceLogging.delete(name);
+    for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
+  }
+
+  upsertPod(pod: V1Pod): void {
+    const state = podState(pod);
+    const key = `${state.namespace}/${state.name}`;
+    const prevSpec = this.podSpecs.get(key);
+    this.podSpecs.set(key, pod);
+    this.index.upsertPod(state, (s, prev) => this.podPayload(pod, s, prev, prevSpec));
+    this.indexDirty = true;
+  }
+
+  deletePod(namespace: string, name: string): void {
+    this.podSpecs.delete(`${namespace}/${name}`);
+    this.index.deletePod(namespace, name);
+    this.indexDirty = true;
+  }
+
+  private podPayload(
+    pod: V1Pod,
+    s: PodState,
+    prev: PodPayload | undefined,
+    prevSpec: V1Pod | undefined,
+  ): PodPayload {
+    const ports = namedPorts(pod);
+    const appliable = s.nodeName !== '' && !s.hostNetwork && !s.terminated;
+    const addressable = !s.hostNetwork && !s.terminated && s.ips.length > 0;
+    // Reuse the previous member objects when nothing they carry changed, so that groups compare
+    // equal by identity and produce no event.
+    if (prev && prevSpec) {
+      const prevState = podState(prevSpec);
+      const portsSame = deepEqual(namedPorts(prevSpec), ports);
+      const atSame = portsSame && (prev.atMember !== undefined) === appliable;
+      const agSame =
+        portsSame &&
+        (prev.agMember !== undefined) === addressable &&
+        prevState.ips.length === s.ips.length &&
+        prevState.ips.every((ip, i) => ip === s.ips[i]);
+      if (atSame && agSame && prev.nodeName === s.nodeName) return prev;
+    }
+    const ref = { name: s.name, namespace: s.namespace };
+    let atMember: GroupMember | undefined;
+    if (appliable) {
+      atMember = { pod: ref };
+      if (ports) atMember.ports = ports;
+    }
+    let agMember: GroupMember | undefined;
+    if (addressable) {
+      agMember = { pod: ref, ips: s.ips.map((ip) => parseIPGo(ip) ?? new Uint8Array()) };
+      if (ports) agMember.ports = ports;
+    }
+    return { atMember, agMember, nodeName: s.nodeName };
+  }
+
+  upsertNode(node: V1Node): void {
+    const name = node.metadata?.name ?? '';
+    const ips = nodeIPs(node);
+    const prev = this.nodes.get(name);
+    const labels = node.metadata?.labels ?? {};
+    const prevIPs = prev?.member.ips?.length ?? 0;
+    if (prev && sameLabels(prev.labels, labels) && prevIPs === ips.length) {
+      const same = ips.every((ip, i) => deepEqual(parseIPGo(ip), prev.member.ips?.[i]));
+      if (same) return;
+    }
+    this.nodes.set(name, {
+      labels,
+      member: { node: { name }, ips: ips.map((ip) => parseIPGo(ip) ?? new Uint8Array()) },
+    });
+    this.markNodeGroupsDirty(!prev);
+  }
+
+  deleteNode(name: string): void {
+    if (!this.nodes.delete(name)) return;
+    this.markNodeGroupsDirty(true);
+  }
+
+  private markNodeGroupsDirty(nodeSetChanged: boolean): void {
+    for (const g of this.nodeSelectorATGs) this.dirtyATGs.add(g);
+    for (const g of this.nodeSelectorAGs) this.markAGMembersDirty(g);
+    for (const ig of this.nodeSelectorIGroups) this.dirtyIGroups.add(ig);
+    // NodePort Service appliedTo groups span every Node.
+    if (nodeSetChanged) for (const g of this.serviceATGs) this.dirtyATGs.add(g);
+  }
+
+  upsertService(svc: V1Service): void {
+    const key = `${svc.metadata?.namespace ?? ''}/${svc.metadata?.name ?? ''}`;
+    this.services.set(key, svc);
+    this.refreshServiceGroups(key);
+  }
+
+  deleteService(namespace: string, name: string): void {
+    const key = `${namespace}/${name}`;
+    this.services.delete(key);
+    this.refreshServiceGroups(key);
+  }
+
+  private refreshServiceGroups(key: string): void {
+    for (const ig of this.igroups.values()) {
+      if (ig.serviceRef && `${ig.serviceRef.namespace}/${ig.serviceRef.name}` === key)
+        this.resolveIGroupSelector(ig);
+    }
+  }
+
+  upsertTier(tier: CrdTier): void {
+    const name = tier.metadata.name ?? '';
+    if (this.tiers.get(name) === tier.spec.priority) return;
+    this.tiers.set(name, tier.spec.priority);
+    for (const p of this.policiesByTier.get(name) ?? []) this.dirtyTranslate.add(p);
+  }
+
+  deleteTier(name: string): void {
+    if (!this.tiers.delete(name)) return;
+    for (const p of this.policiesByTier.get(name) ?? []) this.dirtyTranslate.add(p);
+  }
+
+  upsertK8sNetworkPolicy(np: V1NetworkPolicy): void {
+    this.upsertPolicy('K8sNetworkPolicy', `${np.metadata?.namespace}/${np.metadata?.name}`, np);
+  }
+
+  deleteK8sNetworkPolicy(namespace: string, name: string): void {
+    this.deletePolicy('K8sNetworkPolicy', `${namespace}/${name}`);
+  }
+
+  upsertClusterNetworkPolicy(cnp: CrdClusterNetworkPolicy): void {
+    this.upsertPolicy('AntreaClusterNetworkPolicy', cnp.metadata.name ?? '', cnp);
+  }
+
+  deleteClusterNetworkPolicy(name: string): void {
+    this.deletePolicy('AntreaClusterNetworkPolicy', name);
+  }
+
+  upsertAntreaNetworkPolicy(np: CrdNetworkPolicy): void {
+    this.upsertPolicy('AntreaNetworkPolicy', `${np.metadata.namespace}/${np.metadata.name}`, np);
+  }
+
+  deleteAntreaNetworkPolicy(namespace: string, name: string): void {
+    this.deletePolicy('AntreaNetworkPolicy', `${namespace}/${name}`);
+  }
+
+  upsertClusterGroup(cg: CrdGroup): void {
+    this.upsertIGroup(cg.metadata.name ?? '', '', cg);
+  }
+
+  deleteClusterGroup(name: string): void {
+    this.deleteIGroup(name);
+  }
+
+  upsertGroup(g: CrdGroup): void {
+    const ns = g.metadata.namespace ?? '';
+    this.upsertIGroup(`${ns}/${g.metadata.name ?? ''}`, ns, g);
+  }
+
+  deleteGroup(namespace: string, name: string): void {
+    this.deleteIGroup(`${namespace}/${name}`);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Policies
+
+  private upsertPolicy(kind: SourceKind, name: string, source: PolicyState['source']): void {
+    const key = `${kind}:${name}`;
+    let p = this.policies.get(key);
+    if (!p) {
+      p = {
+        key,
+        kind,
+        source,
+        translation: undefined,
+        atgs: [],
+        ags: [],
+        stored: undefined,
+        deps: { tier: undefined, groups: new Set(), namespaces: false },
+      };
+      this.policies.set(key, p);
+      if (kind === 'K8sNetworkPolicy') {
+        const ns = (source as V1NetworkPolicy).metadata?.namespace ?? '';
+        addTo(this.k8sPoliciesByNamespace, ns, p);
+      }
+    } else {
+      p.source = source;
+    }
+    this.dirtyTranslate.add(p);
+  }
+
+  private deletePolicy(kind: SourceKind, name: string): void {
+    const key = `${kind}:${name}`;
+    const p = this.policies.get(key);
+    if (!p) return;
+    this.policies.delete(key);
+    this.dirtyTranslate.delete(p);
+    this.dirtyPolicySpan.delete(p);
+    if (kind === 'K8sNetworkPolicy') {
+      const ns = (p.source as V1NetworkPolicy).metadata?.namespace ?? '';
+      const set = this.k8sPoliciesByNamespace.get(ns);
+      if (set?.delete(p) && set.size === 0) this.k8sPoliciesByNamespace.delete(ns);
+    }
+    this.setDeps(p, { tier: undefined, groups: new Set(), namespaces: false });
+    this.setGroups(p, [], []);
+    if (p.stored) this.deletedPolicies.push(p.stored);
+    p.stored = undefined;
+  }
+
+  private setDeps(p: PolicyState, deps: PolicyState['deps']): void {
+    const old = p.deps;
+    if (old.tier !== undefined && old.tier !== deps.tier) this.policiesByTier.get(old.tier)?.delete(p);
+    if (deps.tier !== undefined) {
+      addTo(this.policiesByTier, deps.tier, p);
+    }
+    for (const g of old.groups) {
+      if (deps.groups.has(g)) continue;
+      const set = this.policiesByGroup.get(g);
+      if (set?.delete(p) && set.size === 0) this.policiesByGroup.delete(g);
+    }
+    for (const g of deps.groups) {
+      addTo(this.policiesByGroup, g, p);
+    }
+    if (deps.namespaces) this.policiesByNamespaces.add(p);
+    else this.policiesByNamespaces.delete(p);
+    p.deps = deps;
+  }
+
+  private translationContext(deps: PolicyState['deps']): TranslationContext {
+    return {
+      tierPriority: (tier) => {
+        if (!tier) return DEFAULT_TIER_PRIORITY;
+        const name = tierObjectName(tier);
+        deps.tier = name;
+        // An unknown Tier is refused by validation; should one slip through, Antrea falls back
+        // to the default Tier's priority.
+        return this.tiers.get(name) ?? DEFAULT_TIER_PRIORITY;
+      },
+      internalGroup: (key) => {
+        deps.groups.add(key);
+        const ig = this.igroups.get(key);
+        if (!ig) return undefined;
+        // The Group's rule view depends on its children too.
+        for (const c of ig.childGroups) deps.groups.add(childKey(ig, c));
+        return this.groupInfo(ig);
+      },
+      namespaces: () => {
+        deps.namespaces = true;
+        return this.index.listNamespaces();
+      },
+      namespaceLabels: (name) => {
+        deps.namespaces = true;
+        return this.index.namespaceLabels(name);
+      },
+      namespaceLoggingEnabled: (ns) => this.namespaceLogging.get(ns) ?? false,
+    };
+  }
+
+  private groupInfo(ig: IGroupState): InternalGroupInfo {
+    const forRule = this.groupForRule(ig, 1);
+    return {
+      uid: ig.uid,
+      spec: ig.source.spec,
+      hasIPBlocks: ig.ipBlocks.length > 0,
+      createAddressGroup: forRule.create,
+      ruleIPBlocks: forRule.ipBlocks,
+    };
+  }
+
+  /** processInternalGroupForRule: nesting deeper than one level contributes nothing. */
+  private groupForRule(ig: IGroupState, level: number): { create: boolean; ipBlocks: IPBlock[] } {
+    if (level > MAX_GROUP_NESTING) return { create: false, ipBlocks: [] };
+    if (ig.ipBlocks.length > 0) return { create: false, ipBlocks: ig.ipBlocks };
+    if (ig.childGroups.length === 0) return { create: true, ipBlocks: [] };
+    let create = false;
+    const ipBlocks: IPBlock[] = [];
+    for (const c of ig.childGroups) {
+      const child = this.igroups.get(childKey(ig, c));
+      if (!child) continue;
+      const r = this.groupForRule(child, level + 1);
+      create ||= r.create;
+      ipBlocks.push(...r.ipBlocks);
+    }
+    return { create, ipBlocks };
+  }
+
+  private translate(p: PolicyState): void {
+    const deps: PolicyState['deps'] = { tier: undefined, groups: new Set(), namespaces: false };
+    const ctx = this.translationContext(deps);
+    let t: PolicyTranslation;
+    switch (p.kind) {
+      case 'K8sNetworkPolicy':
+        t = translateK8sNetworkPolicy(p.source as V1NetworkPolicy, ctx);
+        break;
+      case 'AntreaClusterNetworkPolicy':
+        t = translateClusterNetworkPolicy(p.source as CrdClusterNetworkPolicy, ctx);
+        break;
+      case 'AntreaNetworkPolicy':
+        t = translateAntreaNetworkPolicy(p.source as CrdNetworkPolicy, ctx);
+        break;
+    }
+    this.setDeps(p, deps);
+    // A new UID under the same name is a different policy: retract the old internal object.
+    if (p.stored && p.stored.name !== t.policy.name) {
+      this.deletedPolicies.push(p.stored);
+      p.stored = undefined;
+    }
+    p.translation = t;
+    const atgs: ATGState[] = [];
+    for (const req of t.appliedToGroups.values()) atgs.push(this.acquireATG(req));
+    const ags: AGState[] = [];
+    for (const req of t.addressGroups.values()) ags.push(this.acquireAG(req));
+    this.setGroups(p, atgs, ags);
+    this.dirtyPolicySpan.add(p);
+  }
+
+  /** Moves a policy's group references, marking groups whose user set changed. */
+  private setGroups(p: PolicyState, atgs: ATGState[], ags: AGState[]): void {
+    const newATGs = new Set(atgs);
+    for (const g of p.atgs) {
+      if (newATGs.has(g)) continue;
+      g.policies.delete(p);
+      if (g.policies.size === 0) this.orphanCandidates.add(g);
+    }
+    for (const g of atgs) g.policies.add(p);
+    const newAGs = new Set(ags);
+    for (const g of p.ags) {
+      if (newAGs.has(g)) continue;
+      g.policies.delete(p);
+      // Its span may shrink.
+      this.dirtyAGs.add(g);
+      if (g.policies.size === 0) this.orphanCandidates.add(g);
+    }
+    const oldAGs = new Set(p.ags);
+    for (const g of ags) {
+      g.policies.add(p);
+      if (!oldAGs.has(g)) this.dirtyAGs.add(g);
+    }
+    p.atgs = atgs;
+    p.ags = ags;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Groups
+
+  private users(si: SelectorItem<PodPayload>): Set<ATGState | AGState | IGroupState> {
+    const set = this.selectorUsers.get(si);
+    if (set) return set;
+    const created = new Set<ATGState | AGState | IGroupState>();
+    this.selectorUsers.set(si, created);
+    return created;
+  }
+
+  private acquireSelectorFor(
+    sel: GroupSelector,
+    user: ATGState | AGState | IGroupState,
+  ): SelectorItem<PodPayload> {
+    const si = this.index.acquireSelector(sel);
+    this.users(si).add(user);
+    this.indexDirty = true;
+    return si;
+  }
+
+  private releaseSelectorFor(si: SelectorItem<PodPayload>, user: ATGState | AGState | IGroupState): void {
+    const set = this.selectorUsers.get(si);
+    set?.delete(user);
+    if (set && set.size === 0) this.selectorUsers.delete(si);
+    this.index.releaseSelector(si);
+  }
+
+  private acquireATG(req: GroupRequest): ATGState {
+    const existing = this.atgs.get(req.name);
+    if (existing) {
+      this.orphanCandidates.delete(existing);
+      return existing;
+    }
+    let nodeSelector: Selector | undefined;
+    let needsSelector: GroupSelector | undefined;
+    if (req.kind === 'selector') {
+      if (req.selector.nodeSelector) nodeSelector = req.selector.nodeSelector;
+      else needsSelector = req.selector;
+    }
+    const g: ATGState = {
+      name: req.name,
+      req,
+      selectorItem: undefined,
+      nodeSelector,
+      policies: new Set(),
+      stored: undefined,
+    };
+    if (needsSelector)
+      (g as { selectorItem: SelectorItem<PodPayload> }).selectorItem = this.acquireSelectorFor(
+        needsSelector,
+        g,
+      );
+    if (nodeSelector) this.nodeSelectorATGs.add(g);
+    if (req.kind === 'service') this.serviceATGs.add(g);
+    this.atgs.set(g.name, g);
+    this.dirtyATGs.add(g);
+    return g;
+  }
+
+  private acquireAG(req: GroupRequest): AGState {
+    const existing = this.ags.get(req.name);
+    if (existing) {
+      this.orphanCandidates.delete(existing);
+      return existing;
+    }
+    let nodeSelector: Selector | undefined;
+    let needsSelector: GroupSelector | undefined;
+    if (req.kind === 'selector') {
+      if (req.selector.nodeSelector) nodeSelector = req.selector.nodeSelector;
+      else needsSelector = req.selector;
+    }
+    const g: AGState = {
+      name: req.name,
+      req,
+      selectorItem: undefined,
+      nodeSelector,
+      policies: new Set(),
+      membersDirty: true,
+      stored: undefined,
+    };
+    if (needsSelector)
+      (g as { selectorItem: SelectorItem<PodPayload> }).selectorItem = this.acquireSelectorFor(
+        needsSelector,
+        g,
+      );
+    if (nodeSelector) this.nodeSelectorAGs.add(g);
+    this.ags.set(g.name, g);
+    this.dirtyAGs.add(g);
+    return g;
+  }
+
+  private markAGMembersDirty(g: AGState): void {
+    g.membersDirty = true;
+    this.dirtyAGs.add(g);
+  }
+
+  private upsertIGroup(key: string, namespace: string, source: CrdGroup): void {
+    let ig = this.igroups.get(key);
+    const isNew = !ig;
+    if (!ig) {
+      ig = {
+        key,
+        namespace,
+        source,
+        uid: source.metadata.uid ?? '',
+        ipBlocks: [],
+        childGroups: [],
+        serviceRef: undefined,
+        selector: undefined,
+        selectorItem: undefined,
+        nodeSelector: undefined,
+      };
+      this.igroups.set(key, ig);
+    }
+    const prevSpec = ig.source.spec;
+    ig.source = source;
+    ig.uid = source.metadata.uid ?? '';
+    if (!isNew && deepEqual(prevSpec, source.spec)) return;
+    const spec = source.spec;
+    for (const c of ig.childGroups) this.parentsByChild.get(childKey(ig, c))?.delete(key);
+    ig.childGroups = [];
+    ig.ipBlocks = [];
+    ig.serviceRef = undefined;
+    ig.nodeSelector = undefined;
+    this.nodeSelectorIGroups.delete(ig);
+    let selector: GroupSelector | undefined;
+    // processClusterGroup / processGroup: childGroups win, then ipBlocks, then serviceReference,
+    // then selectors.
+    if (spec.childGroups && spec.childGroups.length > 0) {
+      ig.childGroups = [...spec.childGroups];
+      for (const c of ig.childGroups) {
+        const ck = childKey(ig, c);
+        addTo(this.parentsByChild, ck, key);
+      }
+    } else if (spec.ipBlocks && spec.ipBlocks.length > 0) {
+      ig.ipBlocks = translateIPBlocks(spec.ipBlocks);
+    } else if (spec.serviceReference) {
+      ig.serviceRef = {
+        name: spec.serviceReference.name ?? '',
+        namespace: spec.serviceReference.namespace ?? '',
+      };
+    } else {
+      const gs = newGroupSelector(
+        namespace,
+        spec.podSelector,
+        spec.namespaceSelector,
+        spec.externalEntitySelector,
+        namespace === '' ? spec.nodeSelector : undefined,
+      );
+      if (gs.nodeSelector) {
+        ig.nodeSelector = gs.nodeSelector;
+        this.nodeSelectorIGroups.add(ig);
+      } else selector = gs;
+    }
+    this.setIGroupSelector(ig, selector);
+    if (ig.serviceRef) this.resolveIGroupSelector(ig);
+    this.igroupSpecChanged(ig);
+  }
+
+  private deleteIGroup(key: string): void {
+    const ig = this.igroups.get(key);
+    if (!ig) return;
+    this.igroups.delete(key);
+    for (const c of ig.childGroups) this.parentsByChild.get(childKey(ig, c))?.delete(key);
+    this.setIGroupSelector(ig, undefined);
+    this.nodeSelectorIGroups.delete(ig);
+    this.dirtyIGroups.delete(ig);
+    this.igroupSpecChanged(ig);
+  }
+
+  /** Policies that looked at this Group (or at a parent of it) must be translated again. */
+  private igroupSpecChanged(ig: IGroupState): void {
+    const keys = [ig.key, ...(this.parentsByChild.get(ig.key) ?? [])];
+    for (const k of keys) {
+      for (const p of this.policiesByGroup.get(k) ?? []) this.dirtyTranslate.add(p);
+      this.markGroupKeyMembersDirty(k);
+    }
+  }
+
+  private markGroupKeyMembersDirty(key: string): void {
+    const atg = this.atgs.get(key);
+    if (atg) this.dirtyATGs.add(atg);
+    const ag = this.ags.get(key);
+    if (ag) this.markAGMembersDirty(ag);
+  }
+
+  private setIGroupSelector(ig: IGroupState, selector: GroupSelector | undefined): void {
+    if (ig.selector?.normalizedName === selector?.normalizedName) return;
+    const old = ig.selectorItem;
+    ig.selector = selector;
+    ig.selectorItem = selector ? this.acquireSelectorFor(selector, ig) : undefined;
+    if (old) this.releaseSelectorFor(old, ig);
+    this.dirtyIGroups.add(ig);
+  }
+
+  /** serviceReference Groups select the Pods of the Service's selector (none without one). */
+  private resolveIGroupSelector(ig: IGroupState): void {
+    if (!ig.serviceRef) return;
+    const svc = this.services.get(`${ig.serviceRef.namespace}/${ig.serviceRef.name}`);
+    const podSel = svc?.spec?.selector;
+    const selector =
+      svc && podSel && Object.keys(podSel).length > 0
+        ? newGroupSelector(ig.serviceRef.namespace, { matchLabels: podSel }, undefined, undefined, undefined)
+        : undefined;
+    this.setIGroupSelector(ig, selector);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Flush
+
+  /** Recomputes everything affected since the last flush and writes the results. */
+  flush(): FlushStats {
+    const stats: FlushStats = {
+      translatedPolicies: 0,
+      syncedAppliedToGroups: 0,
+      syncedPolicies: 0,
+      syncedAddressGroups: 0,
+      deletedGroups: 0,
+    };
+    for (let round = 0; round < 10 && this.pending; round++) this.flushOnce(stats);
+    if (this.pending) this.log?.warn(stats, 'policy computation did not settle within 10 rounds');
+    else this.log?.debug(stats, 'policy computation settled');
+    return stats;
+  }
+
+  private drainIndex(): void {
+    if (!this.indexDirty) return;
+    this.indexDirty = false;
+    for (const si of this.index.drainDirty()) {
+      for (const u of this.selectorUsers.get(si) ?? []) {
+        if ('membersDirty' in u) this.markAGMembersDirty(u);
+        else if ('policies' in u) this.dirtyATGs.add(u);
+        else this.dirtyIGroups.add(u);
+      }
+    }
+  }
+
+  private flushOnce(stats: FlushStats): void {
+    for (const p of this.dirtyTranslate) {
+      this.translate(p);
+      stats.translatedPolicies++;
+    }
+    this.dirtyTranslate.clear();
+    this.drainIndex();
+    for (const ig of this.dirtyIGroups) {
+      this.markGroupKeyMembersDirty(ig.key);
+      for (const parent of this.parentsByChild.get(ig.key) ?? []) this.markGroupKeyMembersDirty(parent);
+    }
+    this.dirtyIGroups.clear();
+
+    for (const g of this.dirtyATGs) {
+      if (!this.atgs.has(g.name) || g.policies.size === 0) continue;
+      stats.syncedAppliedToGroups++;
+      this.syncATG(g);
+    }
+    this.dirtyATGs.clear();
+
+    for (const stored of this.deletedPolicies) this.out.networkPolicies.delete(stored.name);
+    this.deletedPolicies.length = 0;
+    for (const p of this.dirtyPolicySpan) {
+      if (this.policies.get(p.key) !== p) continue;
+      stats.syncedPolicies++;
+      this.syncPolicy(p);
+    }
+    this.dirtyPolicySpan.clear();
+
+    for (const g of this.dirtyAGs) {
+      if (!this.ags.has(g.name) || g.policies.size === 0) continue;
+      stats.syncedAddressGroups++;
+      this.syncAG(g);
+    }
+    this.dirtyAGs.clear();
+
+    for (const g of this.orphanCandidates) {
+      if (g.policies.size > 0) continue;
+      stats.deletedGroups++;
+      if ('membersDirty' in g) this.deleteAG(g);
+      else this.deleteATG(g);
+    }
+    this.orphanCandidates.clear();
+  }
+
+  private deleteATG(g: ATGState): void {
+    if (this.atgs.get(g.name) !== g) return;
+    this.atgs.delete(g.name);
+    if (g.selectorItem) this.releaseSelectorFor(g.selectorItem, g);
+    this.nodeSelectorATGs.delete(g);
+    this.serviceATGs.delete(g);
+    this.dirtyATGs.delete(g);
+    if (g.stored) this.out.appliedToGroups.delete(g.name);
+  }
+
+  private deleteAG(g: AGState): void {
+    if (this.ags.get(g.name) !== g) return;
+    this.ags.delete(g.name);
+    if (g.selectorItem) this.releaseSelectorFor(g.selectorItem, g);
+    this.nodeSelectorAGs.delete(g);
+    this.dirtyAGs.delete(g);
+    if (g.stored) this.out.addressGroups.delete(g.name);
+  }
+
+  /** Pods an internal Group selects for appliedTo use, with Antrea's namespace check for Groups. */
+  private igroupPods(ig: IGroupState): { pods: Iterable<PodEntity<PodPayload>>; error?: string } {
+    const sources: IGroupState[] = [];
+    if (ig.childGroups.length === 0) sources.push(ig);
+    else {
+      for (const c of ig.childGroups) {
+        const child = this.igroups.get(childKey(ig, c));
+        // A child with children of its own exceeds the supported nesting: the Group selects nothing.
+        if (child && child.childGroups.length > 0) return { pods: [] };
+        if (child) sources.push(child);
+      }
+    }
+    const pods = new Set<PodEntity<PodPayload>>();
+    for (const s of sources) {
+      if (!s.selectorItem) continue;
+      for (const pod of this.index.podsOf(s.selectorItem)) {
+        if (ig.namespace !== '' && pod.state.namespace !== ig.namespace) {
+          return {
+            pods: [],
+            error: `Group ${ig.namespace}/${ig.source.metadata.name ?? ''} with Pods in other Namespaces can not be used as AppliedTo`,
+          };
+        }
+        pods.add(pod);
+      }
+    }
+    return { pods };
+  }
+
+  private syncATG(g: ATGState): void {
+    const byNode = new Map<string, GroupMember[]>();
+    const add = (node: string, m: GroupMember) => {
+      const list = byNode.get(node);
+      if (list) list.push(m);
+      else byNode.set(node, [m]);
+    };
+    let syncError: string | undefined;
+    const addPods = (pods: Iterable<PodEntity<PodPayload>>) => {
+      for (const pod of pods) {
+        const m = pod.payload.atMember;
+        if (m) add(pod.payload.nodeName, m);
+      }
+    };
+    const addNodes = (sel: Selector) => {
+      for (const [name, n] of this.nodes) if (sel.matches(n.labels)) add(name, { node: { name } });
+    };
+    const req = g.req;
+    if (req.kind === 'service') {
+      const m: GroupMember = { service: { ...req.service } };
+      for (const name of this.nodes.keys()) add(name, m);
+    } else if (req.kind === 'group') {
+      const ig = this.igroups.get(req.sourceGroup);
+      if (ig?.nodeSelector) addNodes(ig.nodeSelector);
+      else if (ig) {
+        const r = this.igroupPods(ig);
+        syncError = r.error;
+        addPods(r.pods);
+      }
+    } else if (g.nodeSelector) addNodes(g.nodeSelector);
+    else if (g.selectorItem) addPods(this.index.podsOf(g.selectorItem));
+
+    const prev = g.stored;
+    const span: Span = prev && sameSpanKeys(prev.span, byNode) ? prev.span : new Set(byNode.keys());
+    if (prev && prev.syncError === syncError && sameMembersByNode(prev.membersByNode, byNode)) return;
+    const obj: InternalAppliedToGroup = {
+      name: g.name,
+      uid: req.kind === 'group' ? req.uid : g.name,
+      ...(req.kind === 'selector' ? { selector: req.selector.normalizedName } : {}),
+      ...(req.kind === 'group' ? { sourceGroup: req.sourceGroup } : {}),
+      ...(req.kind === 'service' ? { service: req.service } : {}),
+      membersByNode: byNode,
+      span: syncError ? EMPTY_SPAN : span,
+      ...(syncError ? { syncError } : {}),
+    };
+    g.stored = obj;
+    this.out.appliedToGroups.put(obj);
+    if (!prev || !sameSpan(prev.span, obj.span) || prev.syncError !== obj.syncError)
+      for (const p of g.policies) this.dirtyPolicySpan.add(p);
+  }
+
+  private syncPolicy(p: PolicyState): void {
+    const t = p.translation!;
+    let syncError: string | undefined;
+    // Policies with a single AppliedToGroup (the common case) share its span object.
+    let span: Span = EMPTY_SPAN;
+    const spans: Span[] = [];
+    for (const g of p.atgs) {
+      const s = g.stored;
+      if (!s) continue;
+      if (s.syncError) syncError ??= s.syncError;
+      if (s.span.size > 0 && !spans.includes(s.span)) spans.push(s.span);
+    }
+    if (spans.length === 1) span = spans[0]!;
+    else if (spans.length > 1) {
+      const u = new Set<string>();
+      for (const s of spans) for (const n of s) u.add(n);
+      span = u;
+    }
+    const prev = p.stored;
+    if (prev && sameSpan(prev.span, span)) span = prev.span;
+    const obj: InternalNetworkPolicy = { ...t.policy, span, ...(syncError ? { syncError } : {}) };
+    if (prev && prev.span === span && prev.syncError === syncError && samePolicy(prev, obj)) return;
+    p.stored = obj;
+    this.out.networkPolicies.put(obj);
+    if (!prev || prev.span !== span) for (const g of p.ags) this.dirtyAGs.add(g);
+  }
+
+  private syncAG(g: AGState): void {
+    const prev = g.stored;
+    let members = prev?.members;
+    if (g.membersDirty || !members) {
+      g.membersDirty = false;
+      members = this.agMembers(g);
+      if (prev && sameMembers(prev.members, members)) members = prev.members;
+    }
+    // AddressGroup span: union of the spans of the policies using it. Policies sharing an
+    // AppliedToGroup share span objects, so only distinct objects are merged.
+    const spans = new Set<Span>();
+    for (const p of g.policies) if (p.stored && p.stored.span.size > 0) spans.add(p.stored.span);
+    let span: Span;
+    if (spans.size === 0) span = EMPTY_SPAN;
+    else if (spans.size === 1) span = spans.values().next().value!;
+    else {
+      const u = new Set<string>();
+      for (const s of spans) for (const n of s) u.add(n);
+      span = u;
+    }
+    if (prev && sameSpan(prev.span, span)) span = prev.span;
+    if (prev && prev.members === members && prev.span === span) return;
+    const req = g.req;
+    const obj: InternalAddressGroup = {
+      name: g.name,
+      uid: req.kind === 'group' ? req.uid : g.name,
+      ...(req.kind === 'selector' ? { selector: req.selector.normalizedName } : {}),
+      ...(req.kind === 'group' ? { sourceGroup: req.sourceGroup } : {}),
+      members,
+      span,
+    };
+    g.stored = obj;
+    this.out.addressGroups.put(obj);
+  }
+
+  private agMembers(g: AGState): GroupMember[] {
+    const out: GroupMember[] = [];
+    const addPods = (si: SelectorItem<PodPayload>) => {
+      for (const pod of this.index.podsOf(si)) if (pod.payload.agMember) out.push(pod.payload.agMember);
+    };
+    const addNodes = (sel: Selector) => {
+      for (const n of this.nodes.values()) if (sel.matches(n.labels)) out.push(n.member);
+    };
+    const req = g.req;
+    if (req.kind === 'group') {
+      const ig = this.igroups.get(req.sourceGroup);
+      if (!ig) return out;
+      const collect = (grp: IGroupState, level: number) => {
+        if (level > MAX_GROUP_NESTING || grp.ipBlocks.length > 0) return;
+        if (grp.nodeSelector) addNodes(grp.nodeSelector);
+        else if (grp.childGroups.length === 0) {
+          if (grp.selectorItem) addPods(grp.selectorItem);
+        } else
+          for (const c of grp.childGroups) {
+            const child = this.igroups.get(childKey(grp, c));
+            if (child) collect(child, level + 1);
+          }
+      };
+      collect(ig, 1);
+      // Children may overlap: keep one member per object.
+      return ig.childGroups.length > 0 ? [...new Set(out)] : out;
+    }
+    if (g.nodeSelector) addNodes(g.nodeSelector);
+    else if (g.selectorItem) addPods(g.selectorItem);
+    return out;
+  }
+}
+
+function childKey(parent: IGroupState, child: string): string {
+  return parent.namespace ? `${parent.namespace}/${child}` : child;
+}
+
+function sameLabels(a: Labels, b: Labels): boolean {
+  const ak = Object.keys(a);
+  if (ak.length !== Object.keys(b).length) return false;
+  for (const k of ak) if (a[k] !== b[k] || !Object.hasOwn(b, k)) return false;
+  return true;
+}
+
+function sameSpanKeys(span: Span, byNode: ReadonlyMap<string, unknown>): boolean {
+  if (span.size !== byNode.size) return false;
+  for (const n of byNode.keys()) if (!span.has(n)) return false;
+  return true;
+}
+
+function samePolicy(a: InternalNetworkPolicy, b: InternalNetworkPolicy): boolean {
+  return (
+    a.name === b.name &&
+    a.generation === b.generation &&
+    a.priority === b.priority &&
+    a.tierPriority === b.tierPriority &&
+    a.appliedToPerRule === b.appliedToPerRule &&
+    deepEqual(a.sourceRef, b.sourceRef) &&
+    deepEqual(a.appliedToGroups, b.appliedToGroups) &&
+    deepEqual(a.rules, b.rules)
+  );
+}
+
+function translateIPBlocks(blocks: readonly { cidr: string; except?: string[] }[]): IPBlock[] {
+  const out: IPBlock[] = [];
+  for (const b of blocks) {
+    const cidr = parseCIDR(b.cidr, { goBytes: true });
+    if (!cidr) continue;
+    const except = (b.except ?? [])
+      .map((e) => parseCIDR(e, { goBytes: true }))
+      .filter((n) => n !== undefined);
+    out.push(except.length > 0 ? { cidr, except } : { cidr });
+  }
+  return out;
+}

@@ -1,0 +1,361 @@
+import type { GroupSelector } from '../labels/group-selector.js';
+import type { Labels, Selector } from '../labels/selector.js';
+import { addTo } from '../multimap.js';
+
+// The grouping index matches Pods against selectors at the granularity of *label sets*, not Pods:
+// all Pods of one Namespace with identical labels share one LabelItem, and all groups with the same
+// normalized selector share one SelectorItem, so each distinct (label set, selector) pair is
+// evaluated once however many Pods and policies there are. Namespace selectors are interned too,
+// so a Namespace relabel re-evaluates each distinct namespaceSelector once.
+
+/** What the index knows about a Pod: its identity and the attributes groups are built from. */
+export interface PodState {
+  namespace: string;
+  name: string;
+  labels: Labels;
+  nodeName: string;
+  ips: readonly string[];
+  hostNetwork: boolean;
+  terminated: boolean;
+}
+
+export interface PodEntity<T = unknown> {
+  readonly key: string;
+  state: PodState;
+  labelItem: LabelItem<T>;
+  /** Opaque per-Pod payload owned by the caller (cached GroupMember objects). */
+  payload: T;
+}
+
+export interface LabelItem<T = unknown> {
+  readonly key: string;
+  readonly ns: NamespaceEntity<T>;
+  readonly labels: Labels;
+  readonly pods: Set<PodEntity<T>>;
+  readonly selectors: Set<SelectorItem<T>>;
+}
+
+export interface NamespaceEntity<T = unknown> {
+  readonly name: string;
+  /** undefined while the Namespace object is unknown (Pods may arrive before it). */
+  labels: Labels | undefined;
+  readonly labelItems: Map<string, LabelItem<T>>;
+  readonly nsSelectors: Set<NsSelectorItem<T>>;
+}
+
+export interface NsSelectorItem<T = unknown> {
+  readonly key: string;
+  readonly selector: Selector;
+  readonly namespaces: Set<NamespaceEntity<T>>;
+  readonly selectorItems: Set<SelectorItem<T>>;
+}
+
+export interface SelectorItem<T = unknown> {
+  readonly key: string;
+  readonly selector: GroupSelector;
+  readonly nsSelector: NsSelectorItem<T> | undefined;
+  readonly labelItems: Set<LabelItem<T>>;
+  refs: number;
+}
+
+/** Scope of a selector item, decided once from its GroupSelector. */
+type Scope = 'namespace' | 'nsSelector' | 'cluster' | 'nothing';
+
+function scopeOf(sel: GroupSelector): Scope {
+  // ExternalEntity and Node selectors never select Pods.
+  if (sel.externalEntitySelector || sel.nodeSelector) return 'nothing';
+  if (sel.namespace !== '') return 'namespace';
+  if (sel.namespaceSelector) return 'nsSelector';
+  if (sel.podSelector) return 'cluster';
+  return 'nothing';
+}
+
+function labelSetKey(namespace: string, labels: Labels): string {
+  const keys = Object.keys(labels).sort();
+  let key = namespace;
+  for (const k of keys) key += `\x00${k}\x01${labels[k]}`;
+  return key;
+}
+
+export class GroupingIndex<T = unknown> {
+  private readonly namespaces = new Map<string, NamespaceEntity<T>>();
+  private readonly pods = new Map<string, PodEntity<T>>();
+  private readonly nsSelectorItems = new Map<string, NsSelectorItem<T>>();
+  private readonly selectorItems = new Map<string, SelectorItem<T>>();
+  /** Selector items pinned to one Namespace, by Namespace name. */
+  private readonly byNamespace = new Map<string, Set<SelectorItem<T>>>();
+  /** Selector items with a podSelector and no Namespace restriction. */
+  private readonly clusterWide = new Set<SelectorItem<T>>();
+  /** Selector items whose member set (or a member's attributes) changed since the last drain. */
+  private dirty = new Set<SelectorItem<T>>();
+
+  get podCount(): number {
+    return this.pods.size;
+  }
+
+  get labelItemCount(): number {
+    let n = 0;
+    for (const ns of this.namespaces.values()) n += ns.labelItems.size;
+    return n;
+  }
+
+  get selectorItemCount(): number {
+    return this.selectorItems.size;
+  }
+
+  /** Returns and clears the set of selector items that changed. */
+  drainDirty(): Set<SelectorItem<T>> {
+    const d = this.dirty;
+    this.dirty = new Set();
+    return d;
+  }
+
+  getPod(namespace: string, name: string): PodEntity<T> | undefined {
+    return this.pods.get(`${namespace}/${name}`);
+  }
+
+  namespaceLabels(name: string): Labels | undefined {
+    return this.namespaces.get(name)?.labels;
+  }
+
+  *listNamespaces(): Iterable<{ name: string; labels: Labels }> {
+    for (const ns of this.namespaces.values()) if (ns.labels) yield { name: ns.name, labels: ns.labels };
+  }
+
+  /** Pods selected by a selector item, in no particular order. */
+  *podsOf(item: SelectorItem<T>): Iterable<PodEntity<T>> {
+    for (const li of item.labelItems) yield* li.pods;
+  }
+
+  private nsEntity(name: string): NamespaceEntity<T> {
+    let ns = this.namespaces.get(name);
+    if (!ns) {
+      ns = { name, labels: undefined, labelItems: new Map(), nsSelectors: new Set() };
+      this.namespaces.set(name, ns);
+      for (const nsi of this.nsSelectorItems.values()) if (this.nsMatches(nsi, ns)) this.linkNs(nsi, ns);
+    }
+    return ns;
+  }
+
+  private nsMatches(nsi: NsSelectorItem<T>, ns: NamespaceEntity<T>): boolean {
+    // An empty namespaceSelector selects every Namespace, even one not seen yet (Antrea skips the
+    // Namespace lookup in that case); a non-empty one needs the Namespace's labels.
+    if (nsi.selector.empty) return true;
+    return ns.labels !== undefined && nsi.selector.matches(ns.labels);
+  }
+
+  private linkNs(nsi: NsSelectorItem<T>, ns: NamespaceEntity<T>): void {
+    nsi.namespaces.add(ns);
+    ns.nsSelectors.add(nsi);
+  }
+
+  private gcNamespace(ns: NamespaceEntity<T>): void {
+    if (ns.labels === undefined && ns.labelItems.size === 0) {
+      for (const nsi of ns.nsSelectors) nsi.namespaces.delete(ns);
+      this.namespaces.delete(ns.name);
+    }
+  }
+
+  upsertNamespace(name: string, labels: Labels): void {
+    const ns = this.nsEntity(name);
+    ns.labels = labels;
+    this.reevaluateNamespace(ns);
+  }
+
+  deleteNamespace(name: string): void {
+    const ns = this.namespaces.get(name);
+    if (!ns) return;
+    ns.labels = undefined;
+    this.reevaluateNamespace(ns);
+    this.gcNamespace(ns);
+  }
+
+  private reevaluateNamespace(ns: NamespaceEntity<T>): void {
+    for (const nsi of this.nsSelectorItems.values()) {
+      const was = ns.nsSelectors.has(nsi);
+      const now = this.nsMatches(nsi, ns);
+      if (was === now) continue;
+      if (now) this.linkNs(nsi, ns);
+      else {
+        nsi.namespaces.delete(ns);
+        ns.nsSelectors.delete(nsi);
+      }
+      for (const si of nsi.selectorItems) {
+        for (const li of ns.labelItems.values()) {
+          if (now) {
+            if (this.podSelectorMatches(si, li)) this.link(si, li);
+          } else if (si.labelItems.has(li)) this.unlink(si, li);
+        }
+      }
+    }
+  }
+
+  private podSelectorMatches(si: SelectorItem<T>, li: LabelItem<T>): boolean {
+    const ps = si.selector.podSelector;
+    return ps === undefined || ps.matches(li.labels);
+  }
+
+  private link(si: SelectorItem<T>, li: LabelItem<T>): void {
+    si.labelItems.add(li);
+    li.selectors.add(si);
+    this.dirty.add(si);
+  }
+
+  private unlink(si: SelectorItem<T>, li: LabelItem<T>): void {
+    si.labelItems.delete(li);
+    li.selectors.delete(si);
+    this.dirty.add(si);
+  }
+
+  private candidateSelectors(ns: NamespaceEntity<T>): Iterable<SelectorItem<T>> {
+    const out: SelectorItem<T>[] = [];
+    const pinned = this.byNamespace.get(ns.name);
+    if (pinned) for (const si of pinned) out.push(si);
+    for (const nsi of ns.nsSelectors) for (const si of nsi.selectorItems) out.push(si);
+    for (const si of this.clusterWide) out.push(si);
+    return out;
+  }
+
+  private acquireLabelItem(ns: NamespaceEntity<T>, labels: Labels): LabelItem<T> {
+    const key = labelSetKey(ns.name, labels);
+    let li = ns.labelItems.get(key);
+    if (li) return li;
+    li = { key, ns, labels, pods: new Set(), selectors: new Set() };
+    ns.labelItems.set(key, li);
+    for (const si of this.candidateSelectors(ns)) if (this.podSelectorMatches(si, li)) this.link(si, li);
+    return li;
+  }
+
+  private releaseLabelItem(li: LabelItem<T>): void {
+    if (li.pods.size > 0) return;
+    for (const si of li.selectors) {
+      si.labelItems.delete(li);
+      this.dirty.add(si);
+    }
+    li.selectors.clear();
+    li.ns.labelItems.delete(li.key);
+    this.gcNamespace(li.ns);
+  }
+
+  /**
+   * Adds or updates a Pod. `makePayload` builds the caller's per-Pod data whenever the Pod is new or
+   * any attribute changed. Returns the entity.
+   */
+  upsertPod(state: PodState, makePayload: (s: PodState, prev: T | undefined) => T): PodEntity<T> {
+    const key = `${state.namespace}/${state.name}`;
+    const existing = this.pods.get(key);
+    const ns = this.nsEntity(state.namespace);
+    if (!existing) {
+      const li = this.acquireLabelItem(ns, state.labels);
+      const pod: PodEntity<T> = { key, state, labelItem: li, payload: makePayload(state, undefined) };
+      li.pods.add(pod);
+      this.pods.set(key, pod);
+      for (const si of li.selectors) this.dirty.add(si);
+      return pod;
+    }
+    const prev = existing.state;
+    existing.state = state;
+    existing.payload = makePayload(state, existing.payload);
+    const newKey = labelSetKey(state.namespace, state.labels);
+    if (newKey !== existing.labelItem.key) {
+      const old = existing.labelItem;
+      old.pods.delete(existing);
+      for (const si of old.selectors) this.dirty.add(si);
+      const li = this.acquireLabelItem(ns, state.labels);
+      li.pods.add(existing);
+      existing.labelItem = li;
+      for (const si of li.selectors) this.dirty.add(si);
+      this.releaseLabelItem(old);
+    } else if (attributesChanged(prev, state)) {
+      for (const si of existing.labelItem.selectors) this.dirty.add(si);
+    }
+    return existing;
+  }
+
+  deletePod(namespace: string, name: string): PodEntity<T> | undefined {
+    const key = `${namespace}/${name}`;
+    const pod = this.pods.get(key);
+    if (!pod) return undefined;
+    this.pods.delete(key);
+    const li = pod.labelItem;
+    li.pods.delete(pod);
+    for (const si of li.selectors) this.dirty.add(si);
+    this.releaseLabelItem(li);
+    return pod;
+  }
+
+  /** Registers one more user of a selector; the first one matches it against every label set. */
+  acquireSelector(sel: GroupSelector): SelectorItem<T> {
+    let si = this.selectorItems.get(sel.normalizedName);
+    if (si) {
+      si.refs++;
+      return si;
+    }
+    const scope = scopeOf(sel);
+    let nsi: NsSelectorItem<T> | undefined;
+    if (scope === 'nsSelector') nsi = this.acquireNsSelector(sel.namespaceSelector!);
+    si = { key: sel.normalizedName, selector: sel, nsSelector: nsi, labelItems: new Set(), refs: 1 };
+    this.selectorItems.set(si.key, si);
+    switch (scope) {
+      case 'namespace': {
+        addTo(this.byNamespace, sel.namespace, si);
+        const ns = this.namespaces.get(sel.namespace);
+        if (ns)
+          for (const li of ns.labelItems.values()) if (this.podSelectorMatches(si, li)) this.link(si, li);
+        break;
+      }
+      case 'nsSelector':
+        nsi!.selectorItems.add(si);
+        for (const ns of nsi!.namespaces)
+          for (const li of ns.labelItems.values()) if (this.podSelectorMatches(si, li)) this.link(si, li);
+        break;
+      case 'cluster':
+        this.clusterWide.add(si);
+        for (const ns of this.namespaces.values())
+          for (const li of ns.labelItems.values()) if (this.podSelectorMatches(si, li)) this.link(si, li);
+        break;
+      case 'nothing':
+        break;
+    }
+    this.dirty.add(si);
+    return si;
+  }
+
+  /** Drops one user of a selector; the last one removes it from the index. */
+  releaseSelector(si: SelectorItem<T>): void {
+    if (--si.refs > 0) return;
+    this.selectorItems.delete(si.key);
+    for (const li of si.labelItems) li.selectors.delete(si);
+    si.labelItems.clear();
+    this.dirty.delete(si);
+    const sel = si.selector;
+    const pinned = this.byNamespace.get(sel.namespace);
+    if (pinned?.delete(si) && pinned.size === 0) this.byNamespace.delete(sel.namespace);
+    this.clusterWide.delete(si);
+    const nsi = si.nsSelector;
+    if (nsi) {
+      nsi.selectorItems.delete(si);
+      if (nsi.selectorItems.size === 0) {
+        this.nsSelectorItems.delete(nsi.key);
+        for (const ns of nsi.namespaces) ns.nsSelectors.delete(nsi);
+      }
+    }
+  }
+
+  private acquireNsSelector(selector: Selector): NsSelectorItem<T> {
+    let nsi = this.nsSelectorItems.get(selector.text);
+    if (nsi) return nsi;
+    nsi = { key: selector.text, selector, namespaces: new Set(), selectorItems: new Set() };
+    this.nsSelectorItems.set(nsi.key, nsi);
+    for (const ns of this.namespaces.values()) if (this.nsMatches(nsi, ns)) this.linkNs(nsi, ns);
+    return nsi;
+  }
+}
+
+function attributesChanged(a: PodState, b: PodState): boolean {
+  if (a.nodeName !== b.nodeName || a.hostNetwork !== b.hostNetwork || a.terminated !== b.terminated)
+    return true;
+  if (a.ips.length !== b.ips.length) return true;
+  for (let i = 0; i < a.ips.length; i++) if (a.ips[i] !== b.ips[i]) return true;
+  return false;
+}

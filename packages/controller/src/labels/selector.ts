@@ -1,0 +1,124 @@
+import { InvalidSelectorError } from '../errors.js';
+
+/** Kubernetes metav1.LabelSelector (structurally compatible with V1LabelSelector). */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export type Labels = Readonly<Record<string, string>>;
+
+type Op = 'Equals' | 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+
+interface Requirement {
+  key: string;
+  op: Op;
+  values: readonly string[];
+}
+
+/**
+ * A compiled label selector. `text` is the selector's canonical form exactly as apimachinery's
+ * labels.Selector.String() prints it, because group names are UUIDv5 over that text.
+ */
+export interface Selector {
+  readonly text: string;
+  /** True for the empty selector `{}`, which matches everything. */
+  readonly empty: boolean;
+  matches(labels: Labels): boolean;
+}
+
+function requirementText(r: Requirement): string {
+  switch (r.op) {
+    case 'Equals':
+      return `${r.key}=${r.values[0]}`;
+    case 'Exists':
+      return r.key;
+    case 'DoesNotExist':
+      return `!${r.key}`;
+    case 'In':
+    case 'NotIn': {
+      // String() sorts values only when there are several, without touching the selector.
+      const vals = r.values.length > 1 ? [...r.values].sort() : r.values;
+      return `${r.key} ${r.op === 'In' ? 'in' : 'notin'} (${vals.join(',')})`;
+    }
+  }
+}
+
+function requirementMatches(r: Requirement, labels: Labels): boolean {
+  const has = Object.hasOwn(labels, r.key);
+  switch (r.op) {
+    case 'Equals':
+      return has && labels[r.key] === r.values[0];
+    case 'In':
+      return has && r.values.includes(labels[r.key]!);
+    case 'NotIn':
+      return !has || !r.values.includes(labels[r.key]!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+  }
+}
+
+const EVERYTHING: Selector = { text: '', empty: true, matches: () => true };
+
+/**
+ * Compiles a LabelSelector like metav1.LabelSelectorAsSelector: matchLabels become `key=value`
+ * requirements, expressions keep their order, and the whole list is sorted by key (a stable sort,
+ * which is what Go's insertion sort does for the short lists selectors have).
+ * Throws InvalidSelectorError on an unknown operator or a missing/extra values list.
+ */
+export function compileSelector(sel: LabelSelector): Selector {
+  const reqs: Requirement[] = [];
+  const ml = sel.matchLabels ?? {};
+  for (const key of Object.keys(ml).sort()) reqs.push({ key, op: 'Equals', values: [ml[key]!] });
+  for (const e of sel.matchExpressions ?? []) {
+    const values = e.values ?? [];
+    switch (e.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) {
+          throw new InvalidSelectorError(
+            `for 'in', 'notin' operators, values set can't be empty (key ${e.key})`,
+          );
+        }
+        reqs.push({ key: e.key, op: e.operator, values: [...values] });
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) {
+          throw new InvalidSelectorError(
+            `values set must be empty for exists and does not exist (key ${e.key})`,
+          );
+        }
+        reqs.push({ key: e.key, op: e.operator, values: [] });
+        break;
+      default:
+        throw new InvalidSelectorError(`"${e.operator}" is not a valid label selector operator`);
+    }
+  }
+  if (reqs.length === 0) return EVERYTHING;
+  const sorted = reqs
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => (a.r.key < b.r.key ? -1 : a.r.key > b.r.key ? 1 : a.i - b.i))
+    .map((x) => x.r);
+  const text = sorted.map(requirementText).join(',');
+  // Specialize the overwhelmingly common single `key=value` selector.
+  if (sorted.length === 1 && sorted[0]!.op === 'Equals') {
+    const { key } = sorted[0]!;
+    const value = sorted[0]!.values[0];
+    return { text, empty: false, matches: (l) => l[key] === value && Object.hasOwn(l, key) };
+  }
+  return { text, empty: false, matches: (l) => sorted.every((r) => requirementMatches(r, l)) };
+}
+
+/** A compiled selector that matches everything (`{}`). */
+export function everything(): Selector {
+  return EVERYTHING;
+}
