@@ -378,6 +378,7 @@ export function encodeAction(w: Writer, a: Action): void {
       w.u8(a.clause - 1)
         .u8(a.nClauses)
         .u32(a.id);
+      finishAction(w, start);
       return;
     case 'ct':
       encodeCt(w, a);

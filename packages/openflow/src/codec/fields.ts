@@ -104,6 +104,10 @@ def('ct_ipv6_dst', N1, 123, 16, true, 'ipv6', 'NXM_NX_CT_IPV6_DST');
 def('ct_tp_src', N1, 124, 2, true, 'dec16', 'NXM_NX_CT_TP_SRC');
 def('ct_tp_dst', N1, 125, 2, true, 'dec16', 'NXM_NX_CT_TP_DST');
 
+// OpenFlow 1.5 packet registers: OVS sends register matches as these 64-bit pairs
+// (xregN = reg(2N) in the upper half, reg(2N+1) in the lower half).
+for (let i = 0; i < 8; i++) def(`xreg${i}`, OXM_CLASS.PKT_REG, i, 8, true, 'hex', `xreg${i}`);
+
 // Fields OVS encodes with NXM class 0 headers (decoded when met, e.g. in `move` references).
 def('in_port16', N0, 0, 2, false, 'port', 'NXM_OF_IN_PORT');
 

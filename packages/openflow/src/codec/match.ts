@@ -72,7 +72,64 @@ export const PROTOCOL_SHORTHANDS: Record<string, ReadonlyArray<readonly [string,
   ],
 };
 
-const order = new Map(allFields().map((f, i) => [f.name, i]));
+/**
+ * Wire order of match fields: the order OVS itself emits (lib/nx-match.c nx_put_raw for OpenFlow
+ * 1.5), so that our flow_mods are byte-identical to ovs-ofctl's for the same flow.
+ */
+const WIRE_ORDER = [
+  'conj_id',
+  'in_port',
+  'eth_src',
+  'eth_dst',
+  'eth_type',
+  'vlan_vid',
+  'nw_src',
+  'nw_dst',
+  'ipv6_src',
+  'ipv6_dst',
+  'ip_dscp',
+  'ip_proto',
+  'tcp_src',
+  'tcp_dst',
+  'tcp_flags',
+  'udp_src',
+  'udp_dst',
+  'sctp_src',
+  'sctp_dst',
+  'icmp_type',
+  'icmp_code',
+  'icmpv6_type',
+  'icmpv6_code',
+  'nd_target',
+  'nd_sll',
+  'nd_tll',
+  'arp_op',
+  'arp_spa',
+  'arp_tpa',
+  'arp_sha',
+  'arp_tha',
+  'tun_id',
+  'tun_src',
+  'tun_dst',
+  ...Array.from({ length: 8 }, (_, i) => `xreg${i}`),
+  ...Array.from({ length: 16 }, (_, i) => `reg${i}`),
+  ...Array.from({ length: 4 }, (_, i) => `xxreg${i}`),
+  'pkt_mark',
+  'ct_state',
+  'ct_zone',
+  'ct_mark',
+  'ct_label',
+  'ct_nw_src',
+  'ct_ipv6_src',
+  'ct_nw_dst',
+  'ct_ipv6_dst',
+  'ct_nw_proto',
+  'ct_tp_src',
+  'ct_tp_dst',
+  'metadata',
+];
+const order = new Map<string, number>(WIRE_ORDER.map((n, i) => [n, i]));
+for (const f of allFields()) if (!order.has(f.name)) order.set(f.name, order.size);
 
 /** Parses the textual value of `f` (`10.0.0.0/24`, `0x3/0xf`, `+trk-inv`, `LOCAL`, …). */
 export function parseFieldValue(f: FieldDef, text: string): { value: bigint; mask?: bigint } {
@@ -135,7 +192,57 @@ export function normalizeField(f: FieldDef, value: bigint, mask?: bigint): Match
 }
 
 export function sortMatch(m: Match): Match {
-  return [...m].sort((a, b) => (order.get(a.field) ?? 0) - (order.get(b.field) ?? 0));
+  return [...m].sort((a, b) => (order.get(a.field) ?? 1e6) - (order.get(b.field) ?? 1e6));
+}
+
+/**
+ * Canonical register form: xxregN and xregN criteria become the 32-bit regN criteria OVS keeps
+ * internally, so a match built from xxreg3 compares equal to the reg12..reg15 that a dump returns.
+ */
+export function splitRegisters(m: Match): Match {
+  const out: MatchField[] = [];
+  for (const mf of m) {
+    const xx = /^xxreg(\d)$/.exec(mf.field);
+    const x = /^xreg(\d)$/.exec(mf.field);
+    if (!xx && !x) {
+      out.push(mf);
+      continue;
+    }
+    const parts = xx ? 4 : 2;
+    const base = Number((xx ?? x)![1]) * parts;
+    const mask = mf.mask ?? allOnes(parts * 4);
+    for (let i = 0; i < parts; i++) {
+      const shift = BigInt((parts - 1 - i) * 32);
+      const pm = (mask >> shift) & 0xffffffffn;
+      if (pm === 0n) continue;
+      const pv = (mf.value >> shift) & 0xffffffffn;
+      const field = `reg${base + i}`;
+      out.push(pm === 0xffffffffn ? { field, value: pv } : { field, value: pv, mask: pm });
+    }
+  }
+  return sortMatch(out);
+}
+
+/** Wire form of registers: pairs of 32-bit registers travel as one OXM_OF_PKT_REG (xreg), as OVS sends them. */
+function joinRegisters(m: Match): Match {
+  const regs = new Map<number, MatchField>();
+  const out: MatchField[] = [];
+  for (const mf of splitRegisters(m)) {
+    const r = /^reg(\d+)$/.exec(mf.field);
+    if (r) regs.set(Number(r[1]), mf);
+    else out.push(mf);
+  }
+  for (let x = 0; x < 8; x++) {
+    const hi = regs.get(2 * x);
+    const lo = regs.get(2 * x + 1);
+    if (!hi && !lo) continue;
+    const hm = hi ? (hi.mask ?? 0xffffffffn) : 0n;
+    const lm = lo ? (lo.mask ?? 0xffffffffn) : 0n;
+    const value = ((hi?.value ?? 0n) << 32n) | (lo?.value ?? 0n);
+    const mask = (hm << 32n) | lm;
+    out.push(mask === allOnes(8) ? { field: `xreg${x}`, value } : { field: `xreg${x}`, value, mask });
+  }
+  return sortMatch(out);
 }
 
 /** Builds a normalized Match from a convenience spec. */
@@ -160,7 +267,7 @@ export function buildMatch(spec: MatchSpec): Match {
     }
     out.set(f.name, normalizeField(f, parsed.value, parsed.mask));
   }
-  return sortMatch([...out.values()]);
+  return splitRegisters([...out.values()]);
 }
 
 /** Writes one OXM TLV (header, value, optional mask). */
@@ -177,7 +284,7 @@ export function encodeMatch(w: Writer, match: Match): number {
   const start = w.length;
   w.u16(1); // OFPMT_OXM
   w.u16(0); // length, patched below (excludes padding)
-  for (const mf of match) encodeOxmField(w, mf);
+  for (const mf of joinRegisters(match)) encodeOxmField(w, mf);
   w.setU16(start + 2, w.length - start);
   w.padTo(8, start);
   return w.length - start;
@@ -224,14 +331,14 @@ export function decodeMatch(r: Reader): Match {
   while (body.remaining > 0) fields.push(decodeOxmField(body));
   const padded = Math.ceil(length / 8) * 8;
   r.skip(padded - (r.pos - start));
-  return sortMatch(fields);
+  return splitRegisters(fields);
 }
 
 /** Reads consecutive OXM TLVs until the reader is exhausted (NXPINT_METADATA, etc.). */
 export function decodeOxmList(r: Reader): Match {
   const fields: Match = [];
   while (r.remaining > 0) fields.push(decodeOxmField(r));
-  return sortMatch(fields);
+  return splitRegisters(fields);
 }
 
 export function matchGet(m: Match, field: string): MatchField | undefined {
