@@ -249,6 +249,25 @@ describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('moves a monitor_cond to other rows with monitor_cond_change', async () => {
+    const names = new Map<string, string>();
+    const handle = await client.monitorCond(
+      OVS_DB,
+      { Interface: { columns: ['name'], where: [['name', '==', 'ats-gw0']] } },
+      (updates) => {
+        for (const [id, u] of Object.entries(updates['Interface'] ?? {})) {
+          if (u.kind === 'delete') names.delete(id);
+          else if (u.kind !== 'modify') names.set(id, String(u.row['name']));
+        }
+      },
+    );
+    expect([...names.values()]).toEqual(['ats-gw0']);
+    await handle.changeConditions({ Interface: [['name', '==', 'ats-tun0']] });
+    // The server sends the resulting delete/insert before it answers monitor_cond_change.
+    expect([...names.values()]).toEqual(['ats-tun0']);
+    await handle.cancel();
+  });
+
   it('aborts the whole transaction when a wait operation fails, or on an abort operation', async () => {
     const ops = (last: 'wait' | 'abort') => [
       {

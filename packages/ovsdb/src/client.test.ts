@@ -184,4 +184,35 @@ describe('OvsdbRpcClient', () => {
     await client.steal('c');
     expect(server.requests.slice(-2).map((r) => r.method)).toEqual(['unlock', 'steal']);
   });
+
+  it('changes monitor_cond conditions and re-arms with the new ones after a reconnect', async () => {
+    let refuse = false;
+    const { server, client } = await setup((req) => {
+      if (req.method === 'monitor_cond' && refuse && req.params[1] !== 'm1')
+        return { error: 'unknown table' };
+      return { result: {} };
+    });
+    const a = await client.monitorCond('Open_vSwitch', { Interface: { columns: ['name'] } }, () => {});
+    const b = await client.monitorCond('Open_vSwitch', { Port: {} }, () => {});
+    await a.changeConditions({ Interface: [['name', '==', 'gw0']] });
+    expect(server.requests.at(-1)).toMatchObject({
+      method: 'monitor_cond_change',
+      params: [a.id, a.id, { Interface: [{ where: [['name', '==', 'gw0']] }] }],
+    });
+    refuse = true;
+    const before = server.requests.length;
+    await server.crash();
+    await server.listen();
+    const rearmed = () => server.requests.slice(before).filter((r) => r.method === 'monitor_cond');
+    await expect.poll(() => rearmed().length).toBe(2);
+    await client.waitConnected();
+    expect(rearmed().map((r) => r.params)).toEqual([
+      ['Open_vSwitch', a.id, { Interface: { columns: ['name'], where: [['name', '==', 'gw0']] } }],
+      ['Open_vSwitch', b.id, { Port: {} }],
+    ]);
+    // The refused monitor was dropped instead of failing every reconnect; the connection is up.
+    expect(client.isConnected).toBe(true);
+    await b.cancel();
+    expect(server.requests.filter((r) => r.method === 'monitor_cancel')).toHaveLength(0);
+  });
 });

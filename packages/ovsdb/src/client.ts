@@ -10,7 +10,9 @@ import {
   type TableUpdates2,
 } from './codec/monitor.js';
 import {
+  type Condition,
   decodeTransactResult,
+  encodeConditions,
   encodeOperation,
   type Operation,
   type OperationResult,
@@ -43,6 +45,14 @@ export interface MonitorHandle {
   cancel(): Promise<void>;
 }
 
+export interface CondMonitorHandle extends MonitorHandle {
+  /**
+   * Replaces the conditions of the listed tables (monitor_cond_change); other tables keep theirs.
+   * Rows that start or stop matching arrive as insert/delete updates before this resolves.
+   */
+  changeConditions(where: Readonly<Record<string, readonly Condition[]>>): Promise<void>;
+}
+
 export type LockEvent =
   | { type: 'locked'; lock: string }
   /** Another client used `steal`; we no longer hold the lock. */
@@ -64,7 +74,7 @@ export interface OvsdbClient {
     db: string,
     requests: MonitorRequests<MonitorCondRequest>,
     onUpdate: Update2Handler,
-  ): Promise<MonitorHandle>;
+  ): Promise<CondMonitorHandle>;
 }
 
 export interface OvsdbRpcClientOptions extends Omit<SessionOptions, 'onConnected' | 'onNotification'> {}
@@ -172,14 +182,30 @@ export class OvsdbRpcClient implements OvsdbClient {
     );
   }
 
-  monitorCond(
+  async monitorCond(
     db: string,
     requests: MonitorRequests<MonitorCondRequest>,
     onUpdate: Update2Handler,
-  ): Promise<MonitorHandle> {
-    return this.addMonitor(db, 'monitor_cond', encodeMonitorRequests(requests), (raw, info) =>
+  ): Promise<CondMonitorHandle> {
+    const encoded = encodeMonitorRequests(requests);
+    const handle = await this.addMonitor(db, 'monitor_cond', encoded, (raw, info) =>
       onUpdate(decodeTableUpdates2(raw), info),
     );
+    return {
+      ...handle,
+      changeConditions: async (where) => {
+        const change: Record<string, unknown> = {};
+        for (const [table, conditions] of Object.entries(where)) {
+          change[table] = [{ where: encodeConditions(conditions) }];
+        }
+        await this.session.request('monitor_cond_change', [handle.id, handle.id, change]);
+        // Remembered so a reconnect re-creates the monitor with the new conditions.
+        for (const [table, conditions] of Object.entries(where)) {
+          const current = (encoded[table] ?? {}) as Record<string, unknown>;
+          encoded[table] = { ...current, where: encodeConditions(conditions) };
+        }
+      },
+    };
   }
 
   /**
@@ -252,12 +278,28 @@ export class OvsdbRpcClient implements OvsdbClient {
   private async rearm(conn: JsonRpcConnection): Promise<void> {
     for (const entry of this.monitors.values()) {
       entry.armedOn = conn;
-      const initial = await conn.request(entry.method, [entry.db, entry.id, entry.requests]);
+      let initial: unknown;
+      try {
+        initial = await conn.request(
+          entry.method,
+          [entry.db, entry.id, entry.requests],
+          this.requestTimeoutMs,
+        );
+      } catch (err) {
+        // A server that now refuses this monitor (schema changed, database gone) would otherwise
+        // make every reconnect fail; drop the monitor and keep the connection.
+        if (OvsdbError.is(err) && err.code === 'OVSDB_RPC_ERROR') {
+          this.log.error({ err, monitor: entry.id }, 'server refused to re-create monitor; dropping it');
+          this.monitors.delete(entry.id);
+          continue;
+        }
+        throw err;
+      }
       // Skipped if cancelled while we waited.
       if (this.monitors.has(entry.id)) this.safeDeliver(entry, initial, { initial: true });
     }
     for (const lock of this.wantedLocks) {
-      if (lockedOf(await conn.request('lock', [lock]))) {
+      if (lockedOf(await conn.request('lock', [lock], this.requestTimeoutMs))) {
         this.heldLocks.add(lock);
         this.emitLock({ type: 'locked', lock });
       }

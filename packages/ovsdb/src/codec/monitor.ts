@@ -1,16 +1,7 @@
 import { OvsdbProtocolError } from '../errors.js';
-import type { Condition } from './operations.js';
+import { type Condition, encodeConditions } from './operations.js';
 import type { TableSchema } from './schema.js';
-import {
-  type Atom,
-  atomEquals,
-  decodeRow,
-  encodeValue,
-  OvsdbMap,
-  OvsdbSet,
-  type Row,
-  setItems,
-} from './value.js';
+import { type Atom, atomEquals, decodeRow, OvsdbMap, OvsdbSet, type Row, setItems } from './value.js';
 
 /**
  * Monitor requests and the updates they produce: `monitor`/`update` (RFC 7047 4.1.5-4.1.6) and
@@ -45,7 +36,7 @@ export function encodeMonitorRequests(
     if (r.columns !== undefined) req['columns'] = [...r.columns];
     if (r.select !== undefined) req['select'] = { ...r.select };
     if (r.where !== undefined) {
-      req['where'] = r.where.map(([column, fn, value]) => [column, fn, encodeValue(value)]);
+      req['where'] = encodeConditions(r.where);
     }
     out[table] = req;
   }

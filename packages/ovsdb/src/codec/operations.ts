@@ -39,8 +39,9 @@ export interface OperationResult {
   count?: number;
 }
 
-const encodeWhere = (where: readonly Condition[]): unknown[] =>
+export const encodeConditions = (where: readonly Condition[]): unknown[] =>
   where.map(([column, fn, value]) => [column, fn, encodeValue(value)]);
+const encodeWhere = encodeConditions;
 
 export function encodeOperation(op: Operation): Record<string, unknown> {
   switch (op.op) {
