@@ -7,7 +7,7 @@ import {
   type PluginOutcome,
   runPlugin,
   socketAgentConnector,
-} from '@antrea-ts/cni';
+} from '@antrea-ts/cni/plugin';
 import { loadOptions } from './options.js';
 
 const ABOUT = 'Antrea-TS CNI plugin 0.1.0';

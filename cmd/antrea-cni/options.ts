@@ -1,4 +1,4 @@
-import { CniCode, CniError, DEFAULT_CNI_SOCKET_PATH, type Env } from '@antrea-ts/cni';
+import { CniCode, CniError, DEFAULT_CNI_SOCKET_PATH, type Env } from '@antrea-ts/cni/plugin';
 
 export interface CniPluginOptions {
   /** The agent's CNI socket. */
@@ -7,6 +7,8 @@ export interface CniPluginOptions {
   readonly timeoutMs: number;
   /** DEL when nothing listens on the socket: succeed (spec's best effort) or fail with code 11. */
   readonly bestEffortDel: boolean;
+  /** gRPC client implementation: the light node:http2 one, or @grpc/grpc-js. */
+  readonly transport: 'h2' | 'grpc-js';
 }
 
 // Below kubelet's default --runtime-request-timeout (2m), so that a stuck agent yields a CNI "try
@@ -19,6 +21,7 @@ const DEFAULT_TIMEOUT_MS = 100_000;
  *   ANTREA_CNI_SOCKET            agent socket (default /var/run/antrea/cni.sock)
  *   ANTREA_CNI_TIMEOUT_MS        per-command deadline in ms (default 100000)
  *   ANTREA_CNI_DEL_AGENT_DOWN    "succeed" (default) or "fail" (Antrea's Go plugin: code 11)
+ *   ANTREA_CNI_TRANSPORT         "h2" (default) or "grpc-js" (slower start; for comparison)
  */
 export function loadOptions(env: Env): CniPluginOptions {
   const bad = (name: string, value: string, want: string) =>
@@ -33,5 +36,9 @@ export function loadOptions(env: Env): CniPluginOptions {
   if (delPolicy !== 'succeed' && delPolicy !== 'fail') {
     throw bad('ANTREA_CNI_DEL_AGENT_DOWN', delPolicy, 'want "succeed" or "fail"');
   }
-  return Object.freeze({ socketPath, timeoutMs, bestEffortDel: delPolicy === 'succeed' });
+  const transport = env['ANTREA_CNI_TRANSPORT'] || 'h2';
+  if (transport !== 'h2' && transport !== 'grpc-js') {
+    throw bad('ANTREA_CNI_TRANSPORT', transport, 'want "h2" or "grpc-js"');
+  }
+  return Object.freeze({ socketPath, timeoutMs, bestEffortDel: delPolicy === 'succeed', transport });
 }

@@ -12,6 +12,11 @@ export interface SocketAgentOptions {
   readonly socketPath: string;
   /** Deadline of one CNI command, sent to the agent as grpc-timeout. */
   readonly timeoutMs: number;
+  /**
+   * 'h2' (default): the package's own unary client on node:http2. 'grpc-js': @grpc/grpc-js, ~100 ms
+   * more per invocation; kept selectable for comparison and as a fallback.
+   */
+  readonly transport?: 'h2' | 'grpc-js';
 }
 
 /**
@@ -21,10 +26,12 @@ export interface SocketAgentOptions {
 export function socketAgentConnector(options: SocketAgentOptions): AgentConnector {
   return {
     async connect(): Promise<CniAgent> {
-      const [{ AgentClient }, { H2UnaryTransport }] = await Promise.all([
-        import('../client/agent-client.js'),
-        import('../transport/h2-unary-transport.js'),
-      ]);
+      const { AgentClient } = await import('../client/agent-client.js');
+      if (options.transport === 'grpc-js') {
+        const { GrpcJsUnaryTransport } = await import('../transport/grpc-js-unary-transport.js');
+        return new AgentClient(new GrpcJsUnaryTransport(options.socketPath), options.timeoutMs);
+      }
+      const { H2UnaryTransport } = await import('../transport/h2-unary-transport.js');
       return new AgentClient(new H2UnaryTransport(options.socketPath), options.timeoutMs);
     },
     async probe(): Promise<void> {

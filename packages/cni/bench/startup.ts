@@ -1,0 +1,112 @@
+// Cold start of the antrea-cni binary, the cost kubelet pays on every Pod sandbox set-up and
+// tear-down. Each sample is one fresh process, timed from spawn until it has exited.
+//   npm run bench:startup -w @antrea-ts/cni [-- --json] [-- --runs N]
+// --json prints one line per measurement: {"bench","case","metric","value","unit"}.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { FakeCniAgent } from '@antrea-ts/cni/testing';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const LAUNCHER = `${root}cmd/antrea-cni/antrea-cni`;
+const MAIN = `${root}dist/cmd/antrea-cni/main.js`;
+const CONF = '{"cniVersion":"1.0.0","name":"antrea","type":"antrea"}';
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const runsAt = argv.indexOf('--runs');
+const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 30;
+const WARMUP = 3;
+
+interface Case {
+  name: string;
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+  stdin: string;
+}
+
+function once(c: Case): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(c.cmd, c.args, {
+      env: { PATH: process.env['PATH'] ?? '', ...c.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (code !== 0) reject(new Error(`${c.name}: exit ${code}: ${out}`));
+      else resolve(ms);
+    });
+    child.stdin.end(c.stdin);
+  });
+}
+
+function stats(samples: number[]): Record<string, number> {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return { min: s[0]!, p50: q(0.5), p90: q(0.9), max: s[s.length - 1]! };
+}
+
+async function main(): Promise<void> {
+  const agent = await FakeCniAgent.start();
+  const pod = (command: string, transport = 'h2') => ({
+    CNI_COMMAND: command,
+    CNI_CONTAINERID: 'bench0001',
+    CNI_NETNS: '/var/run/netns/bench',
+    CNI_IFNAME: 'eth0',
+    CNI_PATH: '/opt/cni/bin',
+    ANTREA_CNI_SOCKET: agent.socketPath,
+    ANTREA_CNI_TRANSPORT: transport,
+  });
+  const cases: Case[] = [
+    { name: 'node -e 0 (floor)', cmd: process.execPath, args: ['-e', '0'], env: {}, stdin: '' },
+    {
+      name: 'VERSION node main.js',
+      cmd: process.execPath,
+      args: [MAIN],
+      env: { CNI_COMMAND: 'VERSION' },
+      stdin: CONF,
+    },
+    { name: 'VERSION launcher', cmd: LAUNCHER, args: [], env: { CNI_COMMAND: 'VERSION' }, stdin: CONF },
+    { name: 'ADD launcher h2', cmd: LAUNCHER, args: [], env: pod('ADD'), stdin: CONF },
+    { name: 'DEL launcher h2', cmd: LAUNCHER, args: [], env: pod('DEL'), stdin: CONF },
+    { name: 'ADD launcher grpc-js', cmd: LAUNCHER, args: [], env: pod('ADD', 'grpc-js'), stdin: CONF },
+  ];
+  const rows: [string, Record<string, number>][] = [];
+  try {
+    for (const c of cases) {
+      for (let i = 0; i < WARMUP; i++) await once(c);
+      const samples: number[] = [];
+      for (let i = 0; i < RUNS; i++) samples.push(await once(c));
+      rows.push([c.name, stats(samples)]);
+    }
+  } finally {
+    await agent.stop();
+  }
+  if (json) {
+    for (const [name, st] of rows) {
+      for (const [metric, value] of Object.entries(st)) {
+        process.stdout.write(
+          `${JSON.stringify({ bench: 'cni-startup', case: name, metric: `wall_${metric}`, value: Number(value.toFixed(2)), unit: 'ms' })}\n`,
+        );
+      }
+    }
+    return;
+  }
+  const w = Math.max(...rows.map(([n]) => n.length));
+  const lines = [
+    `antrea-cni cold start, ${RUNS} runs per case after ${WARMUP} warm-up (wall ms, spawn to exit)`,
+    `${'case'.padEnd(w)}  ${['min', 'p50', 'p90', 'max'].map((h) => h.padStart(7)).join('')}`,
+    ...rows.map(
+      ([n, st]) =>
+        `${n.padEnd(w)}  ${[st.min, st.p50, st.p90, st.max].map((v) => v!.toFixed(1).padStart(7)).join('')}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
