@@ -1,32 +1,17 @@
+import { cniServiceDefinition as apisCniServiceDefinition, CNI_METHODS } from '@antrea-ts/apis';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import {
-  type CniCmdRequest,
-  type CniCmdResponse,
-  type CniRpcMethod,
-  cniMethodPath,
-  decodeCniCmdRequest,
-  decodeCniCmdResponse,
-  encodeCniCmdRequest,
-  encodeCniCmdResponse,
-} from '../codec/cni-messages.js';
+import type { CniRpcMethod } from '../codec/cni-messages.js';
 
-export const CNI_RPC_METHODS: readonly CniRpcMethod[] = ['CmdAdd', 'CmdCheck', 'CmdDel'];
+export const CNI_RPC_METHODS: readonly CniRpcMethod[] = CNI_METHODS;
 
-const toBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-
-/** service Cni of cni.proto for @grpc/grpc-js, on the package's own codec. */
+/**
+ * service Cni for @grpc/grpc-js, on the apis package's protobufjs codec. The agent side (and the fake
+ * agent) use the shared contract; only the plugin binary carries its own small codec, for start-up
+ * cost, so every plugin test against a server also checks the two codecs agree on the wire.
+ */
 export function cniServiceDefinition(methods: readonly CniRpcMethod[] = CNI_RPC_METHODS): ServiceDefinition {
+  const all = apisCniServiceDefinition();
   const def: Record<string, ServiceDefinition[string]> = {};
-  for (const m of methods) {
-    def[m] = {
-      path: cniMethodPath(m),
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (r: CniCmdRequest) => toBuffer(encodeCniCmdRequest(r)),
-      requestDeserialize: (b: Buffer) => decodeCniCmdRequest(b),
-      responseSerialize: (r: CniCmdResponse) => toBuffer(encodeCniCmdResponse(r)),
-      responseDeserialize: (b: Buffer) => decodeCniCmdResponse(b),
-    };
-  }
+  for (const m of methods) def[m] = all[m];
   return def as ServiceDefinition;
 }
