@@ -88,6 +88,24 @@ export async function generateSelfSignedTls(
   }
 }
 
+/** Reuses ca.crt/tls.crt/tls.key in `dir` when all three exist (stable trust across restarts), else generates. */
+export async function loadOrGenerateTls(
+  dir: string,
+  hostnames: string[] = ['localhost'],
+  ips: string[] = ['127.0.0.1'],
+  openssl = 'openssl',
+): Promise<GeneratedTls & { reused: boolean }> {
+  try {
+    const [caCert, cert, key] = await Promise.all(
+      ['ca.crt', 'tls.crt', 'tls.key'].map((n) => readFile(join(dir, n), 'utf8')),
+    );
+    if (caCert && cert && key) return { caCert, cert, key, dir, reused: true };
+  } catch {
+    // fall through: generate
+  }
+  return { ...(await generateSelfSignedTls(dir, hostnames, ips, openssl)), reused: false };
+}
+
 /** Generates a self-signed client certificate with CN `cn` (what a cluster's PI uses). Test helper. */
 export async function generateClientCertificate(
   dir: string,
