@@ -1,6 +1,8 @@
 // antrea-cni: run by the container runtime (for kubelet) for every Pod network event. A composition
 // root only: it reads the process's environment and stdin, runs the plugin, and writes the outcome.
 import {
+  CniCode,
+  CniError,
   CURRENT_CNI_VERSION,
   formatCniError,
   isOwnNetns,
@@ -25,8 +27,8 @@ async function main(): Promise<PluginOutcome> {
   try {
     options = loadOptions(process.env);
   } catch (err) {
-    // loadOptions only throws CniError.
-    return { exitCode: 1, stdout: formatCniError(err as never, CURRENT_CNI_VERSION), stderr: '' };
+    const cniErr = err instanceof CniError ? err : new CniError(CniCode.INTERNAL, String(err));
+    return { exitCode: 1, stdout: formatCniError(cniErr, CURRENT_CNI_VERSION), stderr: '' };
   }
   return runPlugin({
     env: process.env,
