@@ -86,11 +86,6 @@ export class MessageCodec {
     return wrapDecode(fullName, () => this.#fromWire(plan, plan.type.decode(bytes) as unknown as Obj));
   }
 
-  /** True if the root defines a message with this full name. */
-  has(fullName: string): boolean {
-    return this.#tryType(fullName) !== undefined;
-  }
-
   #tryType(fullName: string): protobuf.Type | undefined {
     try {
       return this.#root.lookupType(fullName);

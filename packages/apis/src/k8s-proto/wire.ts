@@ -3,7 +3,6 @@
 // once, which matters because the controller sends the same event to many watchers.
 import protobuf from 'protobufjs/minimal.js';
 
-export const WIRE_VARINT = 0;
 export const WIRE_LEN = 2;
 
 export function varintSize(value: number): number {
@@ -76,9 +75,4 @@ export function readFields(
 
 export function expectWireType(field: number, got: number, want: number): void {
   if (got !== want) throw new Error(`field ${field}: wire type ${got}, expected ${want}`);
-}
-
-/** Reads a length-delimited field as a fresh copy so results never alias the input buffer. */
-export function readBytesCopy(r: protobuf.Reader): Uint8Array {
-  return Uint8Array.from(r.bytes());
 }
