@@ -1,0 +1,46 @@
+/**
+ * Error catalogue of @antrea-ts/agent. Callers branch on `code`, never on message text.
+ */
+export const AGENT_ERROR_CODES = [
+  /** Options or the Node object do not allow the agent to run (no podCIDR, bad encap mode...). */
+  'AGENT_CONFIG_INVALID',
+  /** A pipeline declaration is inconsistent (unknown table, duplicate name). */
+  'AGENT_PIPELINE_INVALID',
+  /** An OpenFlow request to ovs-vswitchd failed or the connection dropped. */
+  'AGENT_OPENFLOW_FAILED',
+  /** A host command (ip, iptables-restore, ethtool) failed. */
+  'AGENT_COMMAND_FAILED',
+  /** host-local IPAM refused or failed. */
+  'AGENT_IPAM_FAILED',
+  /** Creating or configuring a Pod interface failed. */
+  'AGENT_INTERFACE_FAILED',
+  /** CNI CHECK found the Pod's interface not as configured. */
+  'AGENT_CHECK_FAILED',
+  /** A CNI request carried bad input (config JSON, version, args). */
+  'AGENT_CNI_BAD_REQUEST',
+  /** The component was stopped while an operation waited. */
+  'AGENT_STOPPED',
+] as const;
+
+export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
+
+const MARK = Symbol.for('@antrea-ts/agent.error');
+
+export class AgentError extends Error {
+  readonly code: AgentErrorCode;
+  readonly [MARK] = true;
+
+  constructor(code: AgentErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = 'AgentError';
+  }
+
+  static is(err: unknown): err is AgentError {
+    return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[MARK] === true;
+  }
+}
+
+export function agentError(code: AgentErrorCode, message: string, cause?: unknown): AgentError {
+  return new AgentError(code, message, cause === undefined ? undefined : { cause });
+}

@@ -1,0 +1,124 @@
+import { type Flow, type FlowMod, formatActions, formatMatch } from '@antrea-ts/openflow';
+import type { Logger } from 'pino';
+import type { FlowSwitch } from './of-connection.js';
+
+/** OpenFlow identifies a flow by table, priority and match; a second ADD replaces the first. */
+export function flowIdentity(flow: Flow): string {
+  return `${flow.table ?? 0}|${formatMatch(flow.match, flow.priority ?? 0x8000)}`;
+}
+
+const sameFlow = (a: Flow, b: Flow): boolean =>
+  a.cookie === b.cookie && formatActions(a.actions) === formatActions(b.actions);
+
+/**
+ * The flows the agent wants on br-int, grouped by owner key ("pod/<container>", "node/<name>",
+ * "pipeline"). Each change of an owner goes to the switch as one atomic bundle holding only the
+ * difference, and the whole cache can be replayed after ovs-vswitchd restarts (Antrea's
+ * replayFlows). The cache is updated only after the switch accepted the bundle.
+ */
+export class FlowCache {
+  private readonly log: Logger;
+  private readonly owners = new Map<string, Map<string, Flow>>();
+  /** Serializes bundles so a replay never interleaves with an owner's update. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly sw: FlowSwitch,
+    logger: Logger,
+  ) {
+    this.log = logger.child({ component: 'flow-cache' });
+  }
+
+  /** Makes `owner`'s flows exactly `flows` (adds, modifies, deletes what changed). */
+  replace(owner: string, flows: readonly Flow[]): Promise<void> {
+    return this.replaceMany([[owner, flows]]);
+  }
+
+  /** Several owners in one bundle; `undefined` removes the owner. */
+  replaceMany(changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>): Promise<void> {
+    return this.serialize(async () => {
+      const mods: FlowMod[] = [];
+      const next = new Map<string, Map<string, Flow> | undefined>();
+      for (const [owner, flows] of changes) {
+        const current = this.owners.get(owner) ?? new Map<string, Flow>();
+        const wanted = flows ? new Map(flows.map((f) => [flowIdentity(f), f])) : new Map<string, Flow>();
+        for (const [id, f] of current) {
+          if (!wanted.has(id)) mods.push(deleteStrict(f));
+        }
+        for (const [id, f] of wanted) {
+          const old = current.get(id);
+          if (!old || !sameFlow(old, f)) mods.push({ ...f, command: 'ADD' });
+        }
+        next.set(owner, flows ? wanted : undefined);
+      }
+      await this.sw.bundle(mods);
+      for (const [owner, flows] of next) {
+        if (flows) this.owners.set(owner, flows);
+        else this.owners.delete(owner);
+      }
+    });
+  }
+
+  remove(owner: string): Promise<void> {
+    return this.replaceMany([[owner, undefined]]);
+  }
+
+  has(owner: string): boolean {
+    return this.owners.has(owner);
+  }
+
+  owned(owner: string): Flow[] {
+    return [...(this.owners.get(owner)?.values() ?? [])];
+  }
+
+  /** Every cached flow, ordered by table then priority (descending), like a dump. */
+  all(): Flow[] {
+    const flows = [...this.owners.values()].flatMap((m) => [...m.values()]);
+    return flows.sort((a, b) => (a.table ?? 0) - (b.table ?? 0) || (b.priority ?? 0) - (a.priority ?? 0));
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const m of this.owners.values()) n += m.size;
+    return n;
+  }
+
+  /**
+   * Installs every cached flow again in one bundle: after ovs-vswitchd restarted (it forgets all
+   * flows), or after an agent restart to refresh cookies. ADD replaces flows that already exist.
+   */
+  replay(): Promise<number> {
+    return this.serialize(async () => {
+      const flows = this.all();
+      await this.sw.bundle(flows.map((f) => ({ ...f, command: 'ADD' as const })));
+      this.log.info({ flows: flows.length }, 'replayed flows');
+      return flows.length;
+    });
+  }
+
+  /**
+   * Deletes flows on the switch that carry `cookie` under `cookieMask` (e.g. an older round) and
+   * that the cache does not hold.
+   */
+  deleteByCookie(cookie: bigint, cookieMask: bigint): Promise<void> {
+    return this.serialize(() =>
+      this.sw.bundle([{ command: 'DELETE', cookie, cookieMask, match: [], actions: [] }]),
+    );
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function deleteStrict(f: Flow): FlowMod {
+  return {
+    command: 'DELETE_STRICT',
+    table: f.table ?? 0,
+    priority: f.priority ?? 0x8000,
+    match: f.match,
+    actions: [],
+  };
+}
