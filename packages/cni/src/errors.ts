@@ -33,7 +33,8 @@ export class CniError extends CniPackageError {
 
 /**
  * A gRPC call to the agent that ended with a non-OK status. `grpcCode` is the gRPC status code;
- * `connectFailed` says the socket could not even be connected, i.e. the agent is not serving.
+ * `connectFailed` says nothing accepted the connection (no socket file, or no listener on it): the
+ * agent is not serving, as opposed to failing or being slow.
  */
 export class AgentRpcError extends CniPackageError {
   readonly code = 'CNI_AGENT_RPC_FAILED' as const;

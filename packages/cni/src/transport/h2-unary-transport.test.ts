@@ -119,3 +119,14 @@ describe('node:http2 unary transport edge cases', () => {
     expect(err.connectFailed).toBe(false);
   });
 });
+
+describe('node:http2 unary transport: what counts as agent down', () => {
+  it('does not call a path it cannot use (ENOTDIR here, EACCES alike) "agent down"', async () => {
+    const err = await rpcError(
+      new H2UnaryTransport('/etc/hostname/cni.sock').call(cniMethodPath('CmdAdd'), request, 5000),
+    );
+    expect(err.message).toContain('ENOTDIR');
+    expect(err.grpcCode).toBe(14);
+    expect(err.connectFailed).toBe(false);
+  });
+});

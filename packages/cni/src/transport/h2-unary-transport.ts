@@ -43,8 +43,13 @@ export class H2UnaryTransport implements UnaryTransport {
         if (err) reject(err);
         else resolve(value!);
       };
-      const fail = (grpcCode: number, message: string, cause?: unknown) =>
-        finish(new AgentRpcError(grpcCode, message, !connected, { cause }));
+      const fail = (grpcCode: number, message: string, cause?: unknown) => {
+        // "Agent down" only when nothing is there to accept: no socket file, or no listener on it.
+        // EACCES or a hung connect are not proof that the agent is gone.
+        const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+        const agentDown = !connected && (code === 'ENOENT' || code === 'ECONNREFUSED');
+        finish(new AgentRpcError(grpcCode, message, agentDown, { cause }));
+      };
 
       const timer = setTimeout(
         () => fail(GrpcStatus.DEADLINE_EXCEEDED, 'context deadline exceeded'),
