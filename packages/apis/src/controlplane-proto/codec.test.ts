@@ -76,7 +76,7 @@ describe('hand-built golden bytes (from the .proto field numbers alone)', () => 
   });
 });
 
-// TS objects equivalent to the Go objects in packages/apis/proto/fixtures-go/cp.go, in the
+// TS objects equivalent to the Go objects the reference bytes were recorded from, in the
 // normalized shape decode returns (struct-valued fields present, Go zero values omitted).
 const NP_FULL: NetworkPolicy = {
   metadata: { name: 'uid-1', uid: 'uid-1', resourceVersion: '12', generation: 2 },

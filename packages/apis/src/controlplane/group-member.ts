@@ -26,7 +26,10 @@ export interface GroupMemberDiff {
 }
 
 /** Members in `curr` but not in `prev` (added) and the reverse (removed), by groupMemberKey. */
-export function diffGroupMembers(prev: readonly GroupMember[], curr: readonly GroupMember[]): GroupMemberDiff {
+export function diffGroupMembers(
+  prev: readonly GroupMember[],
+  curr: readonly GroupMember[],
+): GroupMemberDiff {
   const prevByKey = new Map<string, GroupMember>();
   for (const m of prev) prevByKey.set(groupMemberKey(m), m);
   const added: GroupMember[] = [];

@@ -10,7 +10,7 @@ const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 // Produced by k8s.io/apimachinery v0.34.4 protobuf.Serializer.Encode of
 // metav1.Status{TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Failure", Message: "gone",
-// Reason: "Expired", Code: 410} (program in packages/apis/proto/fixtures-go).
+// Reason: "Expired", Code: 410} (bytes recorded from apimachinery v0.34.4).
 const GO_STATUS_ENVELOPE =
   '6b387300' + // k8s\0
   '0a0c 0a027631 1206537461747573' + // typeMeta{apiVersion "v1", kind "Status"}
