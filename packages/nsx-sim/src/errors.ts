@@ -66,6 +66,8 @@ export const NSX_API_ERRORS = {
   NSX_ALREADY_EXISTS: { status: 409, errorCode: 500127, module: 'policy' },
   /** Another request is already running for the same target (support bundle per cluster). sim code. */
   NSX_CONCURRENT_REQUEST: { status: 409, errorCode: 36219, module: 'support-bundle' },
+  /** Object owned by a protected principal identity changed by someone else without X-Allow-Overwrite. sim code. */
+  NSX_PROTECTED_OBJECT: { status: 403, errorCode: 520017, module: 'policy' },
   /** Authentication failed (error body observed in public sources). */
   NSX_AUTH_FAILED: { status: 403, errorCode: 403, module: 'common-services' },
   /** Request body too large. */

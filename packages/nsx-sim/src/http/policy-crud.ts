@@ -29,6 +29,10 @@ export interface PolicyCrudSpec {
   delete?(req: FastifyRequest, path: string): void;
 }
 
+function allowOverwrite(req: FastifyRequest): boolean {
+  return String(req.headers['x-allow-overwrite'] ?? '').toLowerCase() === 'true';
+}
+
 /**
  * GET (list and one), PATCH (create or merge; 200 with empty body like NSX), PUT (create or replace,
  * `_revision` required on update; returns the object) and DELETE (200, idempotent) for one family.
@@ -72,6 +76,7 @@ export function registerPolicyCrud(app: FastifyInstance, ctx: SimContext, spec: 
     const body = (req.body ?? {}) as NsxObject;
     const path = pathOf(params);
     const created = ctx.tree.get(path) === undefined;
+    ctx.tree.checkOwnership(path, req.nsxUser, allowOverwrite(req));
     spec.beforeWrite?.(req, path, body, mode);
     const obj = ctx.tree.write(
       spec.kind,
@@ -96,6 +101,7 @@ export function registerPolicyCrud(app: FastifyInstance, ctx: SimContext, spec: 
   if (methods.has('DELETE')) {
     app.delete(item, async (req, reply) => {
       const path = pathOf(req.params as Params);
+      ctx.tree.checkOwnership(path, req.nsxUser, allowOverwrite(req));
       if (spec.delete) spec.delete(req, path);
       else ctx.tree.delete(path);
       return reply.code(200).send();

@@ -271,7 +271,7 @@ export class PolicyTree {
         _create_user: user,
         _last_modified_time: now,
         _last_modified_user: user,
-        _protection: 'NOT_PROTECTED',
+        _protection: this.isProtectedPrincipal(user) ? 'PROTECTED' : 'NOT_PROTECTED',
         _system_owned: false,
       };
       kind.onCreate?.(next, this, body);
@@ -328,9 +328,33 @@ export class PolicyTree {
 
   /** Removes without checks and without committing (callers commit). */
   removeSubtree(path: string): void {
-    for (const p of Object.keys(this.objects)) {
-      if (p === path || p.startsWith(`${path}/`)) delete this.objects[p];
+    const inside = (p: string) => p === path || p.startsWith(`${path}/`);
+    for (const p of Object.keys(this.objects)) if (inside(p)) delete this.objects[p];
+    const state = this.deps.store.state;
+    for (const p of Object.keys(state.realization)) if (inside(p)) delete state.realization[p];
+    for (const byRule of Object.values(state.statistics)) {
+      for (const p of Object.keys(byRule)) if (inside(p)) delete byRule[p];
     }
+  }
+
+  /** Objects created by a protected principal identity are PROTECTED (others need X-Allow-Overwrite). */
+  private isProtectedPrincipal(user: string): boolean {
+    return Object.values(this.deps.store.state.principal_identities).some(
+      (pi) => pi.name === user && pi.is_protected,
+    );
+  }
+
+  /**
+   * Refuses to let anyone but the owning principal identity modify or delete a PROTECTED object
+   * unless the request carries `X-Allow-Overwrite: true`.
+   */
+  checkOwnership(path: string, user: string, allowOverwrite: boolean): void {
+    const obj = this.get(path);
+    if (obj?.['_protection'] !== 'PROTECTED' || obj['_create_user'] === user || allowOverwrite) return;
+    throw new NsxApiError(
+      'NSX_PROTECTED_OBJECT',
+      `Object ${path} is owned by principal identity ${String(obj['_create_user'])}; ${user} may change it only with header X-Allow-Overwrite: true.`,
+    );
   }
 
   /** Stores a fully formed object (seed/system objects). */

@@ -220,11 +220,36 @@ describe('principal identities and authentication', () => {
     const reg = await sim.call('PUT', `${CCP}/cluster-a`, { certificate: certA });
     expect(reg.status).toBe(200);
     expect(reg.body._create_user).toBe('cluster-a');
+    expect(reg.body._protection).toBe('PROTECTED');
     presented = new X509Certificate(certB).raw;
     expect((await sim.call('GET', `${CCP}/cluster-a`)).status).toBe(403);
     // /sim/ needs no credentials.
     presented = undefined;
     expect((await sim.call('GET', '/sim/state')).status).toBe(200);
+
+    // Objects of a protected PI: the admin needs X-Allow-Overwrite (the documented cleanup curl).
+    const refused = await sim.call(
+      'DELETE',
+      `${CCP}/cluster-a?cascade=true`,
+      undefined,
+      basic('admin', 'pw'),
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body.error_message).toContain('X-Allow-Overwrite');
+    presented = new X509Certificate(certA).raw;
+    const own = await sim.call('PUT', `${CCP}/cluster-a`, {
+      certificate: certA,
+      description: 'mine',
+      _revision: 0,
+    });
+    expect(own.status).toBe(200);
+    presented = undefined;
+    const forced = await sim.call('DELETE', `${CCP}/cluster-a?cascade=true`, undefined, {
+      ...basic('admin', 'pw'),
+      'x-allow-overwrite': 'true',
+    });
+    expect(forced.status).toBe(200);
+    expect((await sim.call('GET', `${CCP}/cluster-a`, undefined, basic('admin', 'pw'))).status).toBe(404);
 
     const list = await sim.call(
       'GET',
@@ -245,7 +270,7 @@ describe('principal identities and authentication', () => {
       ).status,
     ).toBe(200);
     presented = new X509Certificate(certA).raw;
-    expect((await sim.call('GET', `${CCP}/cluster-a`)).status).toBe(403);
+    expect((await sim.call('GET', CCP)).status).toBe(403);
     await sim.app.close();
   });
 });
