@@ -1,8 +1,9 @@
-import { type OvsInstance, startOvs } from '@antrea-ts/harness';
+import { createNetns, type Netns, type OvsInstance, startOvs, uniqueTag } from '@antrea-ts/harness';
 import {
   applyRowDiff,
   type DatabaseSchema,
   namedUuid,
+  normalizeRow,
   OVS_DB,
   OvsBridgeClient,
   OvsdbError,
@@ -13,6 +14,7 @@ import {
   type TableUpdates,
   type TableUpdates2,
 } from '@antrea-ts/ovsdb';
+import { EXPECTED_BRIDGE_OBSERVATIONS, observeBridgeClient } from '@antrea-ts/ovsdb/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -33,12 +35,16 @@ async function rejection(p: Promise<unknown>): Promise<OvsdbError> {
 const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/, '$1');
 
 describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
+  let node: Netns;
   let ovs: OvsInstance;
   let client: OvsdbRpcClient;
   let bridges: OvsBridgeClient;
 
   beforeAll(async () => {
-    ovs = await startOvs({ logger });
+    // A netns of our own: userspace datapaths of several ovs-vswitchd in one namespace fight over
+    // the same tap names (ovs-netdev, bridge ports). The db socket is a path, reachable from here.
+    node = await createNetns(`ats-${uniqueTag()}-ovsdb`);
+    ovs = await startOvs({ netns: node.name, logger });
     client = new OvsdbRpcClient({ endpoint: `unix:${ovs.dbSocket}`, logger });
     await client.start();
     bridges = new OvsBridgeClient(client, { logger });
@@ -47,6 +53,7 @@ describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
   afterAll(async () => {
     await client?.stop();
     await ovs?.stop();
+    await node?.delete();
   });
 
   it('lists databases and reads the Open_vSwitch schema', async () => {
@@ -197,7 +204,7 @@ describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
           if (u.kind === 'delete') rows.delete(id);
           else if (u.kind === 'modify')
             rows.set(id, applyRowDiff(rows.get(id) ?? {}, u.diff, schema.tables['Interface']!));
-          else rows.set(id, u.row);
+          else rows.set(id, normalizeRow(u.row, schema.tables['Interface']!));
         }
       },
     );
@@ -337,6 +344,10 @@ describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  it('matches the FakeBridgeClient on the shared contract scenario', async () => {
+    expect(await observeBridgeClient(bridges)).toEqual(EXPECTED_BRIDGE_OBSERVATIONS);
   });
 
   it('deletes ports and the bridge', async () => {

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OvsdbProtocolError } from '../errors.js';
-import { applyRowDiff, decodeTableUpdates, decodeTableUpdates2, encodeMonitorRequests } from './monitor.js';
+import {
+  applyRowDiff,
+  decodeTableUpdates,
+  decodeTableUpdates2,
+  encodeMonitorRequests,
+  normalizeRow,
+} from './monitor.js';
 import { decodeSchema } from './schema.js';
 import { type OvsdbMap, OvsdbSet, ovsMap, ovsSet, uuid } from './value.js';
 
@@ -87,5 +93,11 @@ describe('monitor codec', () => {
     });
     expect(() => decodeTableUpdates([])).toThrow(OvsdbProtocolError);
     expect(() => decodeTableUpdates2({ T: { x: { bogus: 1 } } })).toThrow(OvsdbProtocolError);
+  });
+
+  it('normalises bare atoms in set columns so inserts and diffs compare equal', () => {
+    const row = normalizeRow({ name: 'p1', ofport: 3, external_ids: ovsMap({}) }, iface);
+    expect(row).toEqual({ name: 'p1', ofport: ovsSet(3), external_ids: ovsMap({}) });
+    expect(normalizeRow(row, iface)).toEqual(row);
   });
 });

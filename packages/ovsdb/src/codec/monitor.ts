@@ -128,6 +128,19 @@ export function applyRowDiff(old: Readonly<Row>, diff: Readonly<Row>, table: Tab
   return next;
 }
 
+/**
+ * Gives set columns one shape: the wire sends a one-element set as the bare atom, so without the
+ * schema `5` and `["set",[5]]` would compare unequal. Scalars and maps are left as they are.
+ */
+export function normalizeRow(row: Readonly<Row>, table: TableSchema): Row {
+  const out: Row = { ...row };
+  for (const [column, value] of Object.entries(row)) {
+    if (table.columns[column]?.kind === 'set' && !(value instanceof OvsdbSet))
+      out[column] = new OvsdbSet(setItems(value));
+  }
+  return out;
+}
+
 function entries(json: unknown, what: string): [string, unknown][] {
   return Object.entries(objectOf(json, what));
 }

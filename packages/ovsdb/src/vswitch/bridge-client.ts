@@ -56,6 +56,25 @@ export interface AddedPort {
   interfaceUuid: string;
 }
 
+/**
+ * What agents depend on: implemented by OvsBridgeClient over OVSDB and by the in-memory
+ * FakeBridgeClient (`@antrea-ts/ovsdb/testing`) for unit tests.
+ */
+export interface BridgeClient {
+  ensureBridge(name: string, settings?: BridgeSettings): Promise<{ uuid: string; created: boolean }>;
+  getBridge(name: string): Promise<BridgeRow | undefined>;
+  updateBridge(name: string, settings: BridgeSettings): Promise<void>;
+  deleteBridge(name: string): Promise<boolean>;
+  addPort(bridge: string, spec: PortSpec): Promise<AddedPort>;
+  deletePort(bridge: string, name: string): Promise<boolean>;
+  listPorts(bridge: string): Promise<PortInfo[]>;
+  getInterface(name: string): Promise<InterfaceRow | undefined>;
+  updateInterface(name: string, settings: InterfaceSettings): Promise<void>;
+  updatePortExternalIds(name: string, externalIds: Readonly<Record<string, string>>): Promise<void>;
+  waitForOfport(name: string, timeoutMs?: number): Promise<number>;
+  waitForVswitchd(timeoutMs?: number): Promise<void>;
+}
+
 export interface BridgeClientOptions {
   logger: Logger;
   /** Default bound for waitForOfport. */
@@ -69,7 +88,7 @@ const byName = (name: string): Condition[] => [['name', '==', name]];
  * transaction so ovs-vswitchd never sees half of it. The Antrea counterpart is
  * pkg/ovs/ovsconfig's OVSBridgeClient.
  */
-export class OvsBridgeClient {
+export class OvsBridgeClient implements BridgeClient {
   private readonly log: Logger;
   private readonly ofportTimeoutMs: number;
 
