@@ -76,17 +76,19 @@ async function main(): Promise<void> {
     { name: 'DEL launcher h2', cmd: LAUNCHER, args: [], env: pod('DEL'), stdin: CONF },
     { name: 'ADD launcher grpc-js', cmd: LAUNCHER, args: [], env: pod('ADD', 'grpc-js'), stdin: CONF },
   ];
-  const rows: [string, Record<string, number>][] = [];
+  // Round-robin over the cases, so that load from elsewhere on the machine hits every case alike.
+  const samples = cases.map(() => [] as number[]);
   try {
-    for (const c of cases) {
-      for (let i = 0; i < WARMUP; i++) await once(c);
-      const samples: number[] = [];
-      for (let i = 0; i < RUNS; i++) samples.push(await once(c));
-      rows.push([c.name, stats(samples)]);
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      for (const [k, c] of cases.entries()) {
+        const ms = await once(c);
+        if (i >= WARMUP) samples[k]!.push(ms);
+      }
     }
   } finally {
     await agent.stop();
   }
+  const rows = cases.map((c, k) => [c.name, stats(samples[k]!)] as const);
   if (json) {
     for (const [name, st] of rows) {
       for (const [metric, value] of Object.entries(st)) {
