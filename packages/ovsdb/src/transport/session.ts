@@ -81,6 +81,10 @@ export class ReconnectingSession {
   start(signal?: AbortSignal): void {
     if (this.started) return;
     this.started = true;
+    if (signal?.aborted) {
+      void this.stop();
+      return;
+    }
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     this.loopDone = this.run();
   }
