@@ -4,6 +4,7 @@ import {
   type DatabaseSchema,
   namedUuid,
   normalizeRow,
+  type Operation,
   OVS_DB,
   OvsBridgeClient,
   OvsdbError,
@@ -276,30 +277,25 @@ describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
   });
 
   it('aborts the whole transaction when a wait operation fails, or on an abort operation', async () => {
-    const ops = (last: 'wait' | 'abort') => [
+    const ops = (last: 'wait' | 'abort'): Operation[] => [
+      { op: 'insert', table: 'Interface', uuidName: 'i', row: { name: 'ats-never', type: 'internal' } },
       {
-        op: 'insert' as const,
-        table: 'Interface',
-        uuidName: 'i',
-        row: { name: 'ats-never', type: 'internal' },
-      },
-      {
-        op: 'insert' as const,
+        op: 'insert',
         table: 'Port',
         uuidName: 'p',
         row: { name: 'ats-never', interfaces: ovsSet(namedUuid('i')) },
       },
       last === 'wait'
         ? {
-            op: 'wait' as const,
+            op: 'wait',
             table: 'Bridge',
-            where: [['name', '==', BR] as const],
+            where: [['name', '==', BR]],
             columns: ['datapath_type'],
-            until: '==' as const,
+            until: '==',
             rows: [{ datapath_type: 'system' }],
             timeout: 0,
           }
-        : { op: 'abort' as const },
+        : { op: 'abort' },
     ];
     const waitErr = await rejection(client.transact(OVS_DB, ops('wait')));
     expect(waitErr).toMatchObject({ code: 'OVSDB_TXN_FAILED', opIndex: 2, op: 'wait', error: 'timed out' });
