@@ -1,3 +1,4 @@
+export * from './bridge.js';
 export * from './codec/actions.js';
 export * from './codec/basic.js';
 export { Reader, Writer } from './codec/buffer.js';
@@ -13,3 +14,4 @@ export * from './codec/multipart.js';
 export * from './codec/packet.js';
 export * from './errors.js';
 export * from './format/flow-format.js';
+export * from './transport/connection.js';

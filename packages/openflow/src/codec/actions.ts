@@ -21,12 +21,12 @@ import {
   allOnes,
   type FieldDef,
   fieldByHeader,
+  refHeader as fieldRefHeader,
   formatIpv4,
   formatIpv6,
   getField,
   ipv4ToBigint,
   ipv6ToBigint,
-  oxmHeader,
 } from './fields.js';
 import { decodeOxmField, encodeOxmField, normalizeField } from './match.js';
 
@@ -184,11 +184,14 @@ function checkSubfield(sf: Subfield): FieldDef {
   return f;
 }
 
-/** Field header used in references (move/learn/ct zone): OVS uses the 16-bit NXM in_port there. */
+/** Field header in NX-action references (learn, ct zone, output_reg): legacy NXM form. */
 function refHeader(sf: Subfield): number {
-  const f = checkSubfield(sf);
-  const ref = f.name === 'in_port' ? getField('in_port16') : f;
-  return oxmHeader(ref, false);
+  return fieldRefHeader(checkSubfield(sf), true);
+}
+
+/** Field header in OpenFlow 1.5 copy_field: OXM form where one exists. */
+function refHeaderOxm(sf: Subfield): number {
+  return fieldRefHeader(checkSubfield(sf), false);
 }
 
 function encodeNat(w: Writer, nat: NatSpec): void {
@@ -351,7 +354,7 @@ export function encodeAction(w: Writer, a: Action): void {
       const dstBits = a.dst.end - a.dst.start + 1;
       if (srcBits !== dstBits) throw new OfEncodeError(`move widths differ: ${srcBits} vs ${dstBits}`);
       w.u16(OFPAT.COPY_FIELD).u16(0).u16(srcBits).u16(a.src.start).u16(a.dst.start).zeros(2);
-      w.u32(refHeader(a.src)).u32(refHeader(a.dst));
+      w.u32(refHeaderOxm(a.src)).u32(refHeaderOxm(a.dst));
       finishAction(w, start);
       return;
     }

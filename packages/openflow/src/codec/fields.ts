@@ -111,10 +111,45 @@ for (let i = 0; i < 8; i++) def(`xreg${i}`, OXM_CLASS.PKT_REG, i, 8, true, 'hex'
 // Fields OVS encodes with NXM class 0 headers (decoded when met, e.g. in `move` references).
 def('in_port16', N0, 0, 2, false, 'port', 'NXM_OF_IN_PORT');
 
+/**
+ * Legacy NXM headers of fields whose canonical header is an OXM one. OVS uses these in field
+ * references of NX actions (learn, ct zone, output_reg), so they must decode to the same field.
+ */
+const LEGACY: Record<string, readonly [number, number]> = {
+  eth_dst: [N0, 1],
+  eth_src: [N0, 2],
+  eth_type: [N0, 3],
+  ip_proto: [N0, 6],
+  nw_src: [N0, 7],
+  nw_dst: [N0, 8],
+  tcp_src: [N0, 9],
+  tcp_dst: [N0, 10],
+  udp_src: [N0, 11],
+  udp_dst: [N0, 12],
+  icmp_type: [N0, 13],
+  icmp_code: [N0, 14],
+  arp_op: [N0, 15],
+  arp_spa: [N0, 16],
+  arp_tpa: [N0, 17],
+  tun_id: [N1, 16],
+  arp_sha: [N1, 17],
+  arp_tha: [N1, 18],
+  ipv6_src: [N1, 19],
+  ipv6_dst: [N1, 20],
+  icmpv6_type: [N1, 21],
+  icmpv6_code: [N1, 22],
+  nd_target: [N1, 23],
+  nd_sll: [N1, 24],
+  nd_tll: [N1, 25],
+  tcp_flags: [N1, 34],
+};
+
 export type FieldName = string;
 
 const byName = new Map<string, FieldDef>(defs.map((d) => [d.name, d]));
 const byHeader = new Map<number, FieldDef>(defs.map((d) => [d.oxmClass * 0x10000 + d.oxmField, d]));
+for (const [name, [cls, field]] of Object.entries(LEGACY))
+  byHeader.set(cls * 0x10000 + field, byName.get(name)!);
 const byNxmName = new Map<string, FieldDef>();
 for (const d of defs) if (!byNxmName.has(d.nxmName)) byNxmName.set(d.nxmName, d);
 
@@ -158,6 +193,18 @@ export function fieldByHeader(oxmClass: number, oxmField: number): FieldDef | un
 export function oxmHeader(f: FieldDef, hasMask: boolean): number {
   const len = hasMask ? f.bytes * 2 : f.bytes;
   return ((f.oxmClass << 16) | (f.oxmField << 9) | (hasMask ? 0x100 : 0) | len) >>> 0;
+}
+
+/**
+ * Header OVS puts in sub-field references. `legacy` (NX actions: learn, ct zone, output_reg)
+ * prefers the NXM header; otherwise (OpenFlow 1.5 copy_field) the OXM header is used.
+ * in_port is referenced as the 16-bit NXM_OF_IN_PORT either way.
+ */
+export function refHeader(f: FieldDef, legacy: boolean): number {
+  if (f.name === 'in_port' || f.name === 'in_port16') return oxmHeader(byName.get('in_port16')!, false);
+  const l = legacy ? LEGACY[f.name] : undefined;
+  if (l) return ((l[0] << 16) | (l[1] << 9) | f.bytes) >>> 0;
+  return oxmHeader(f, false);
 }
 
 export function fieldBits(f: FieldDef): number {

@@ -1,0 +1,312 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import {
+  encodeSetAsync,
+  encodeSetConfig,
+  encodeSetControllerId,
+  encodeSetPacketInFormat,
+  type FeaturesReply,
+} from './codec/basic.js';
+import { type BundleFlags, encodeBundleAdd, encodeBundleControl } from './codec/bundle.js';
+import { OFPMP } from './codec/constants.js';
+import { encodeFlowMod, type Flow, type FlowMod } from './codec/flow-mod.js';
+import { encodeGroupMod, type GroupMod } from './codec/group-mod.js';
+import type { Match } from './codec/match.js';
+import { encodeMeterMod, type MeterMod } from './codec/meter-mod.js';
+import {
+  decodeFlowStatsBody,
+  decodeMultipartReply,
+  decodeTableStatsBody,
+  encodeFlowStatsRequest,
+  encodeTableStatsRequest,
+  type FlowStats,
+  type TableStats,
+} from './codec/multipart.js';
+import {
+  decodePacketIn2,
+  encodePacketOut,
+  isPacketIn2,
+  type PacketIn2,
+  type PacketOut,
+} from './codec/packet.js';
+import { isOpenFlowError, OfBundleError, OfDecodeError, OfErrorReply } from './errors.js';
+import { OfConnection, type OfConnectionOptions, type OfTarget } from './transport/connection.js';
+
+/** One message of a bundle. */
+export type BundleEntry = ({ kind: 'flow' } & FlowMod) | ({ kind: 'group' } & GroupMod);
+
+export interface DumpFlowsFilter {
+  table?: number;
+  cookie?: bigint;
+  cookieMask?: bigint;
+  match?: Match;
+  outPort?: number;
+}
+
+export interface OpenFlowBridgeOptions extends Omit<OfConnectionOptions, 'target'> {
+  /** Bridge management socket (`<rundir>/<bridge>.mgmt`) or a TCP endpoint. */
+  target: OfTarget;
+  /** Controller id for controller(id=N) actions; 0 leaves the switch default. */
+  controllerId?: number;
+}
+
+/** Narrow interface the agent depends on (a fake implements it in tests). */
+export interface OpenFlowBridgeClient {
+  addFlows(flows: readonly Flow[]): Promise<void>;
+  modifyFlows(flows: readonly Flow[]): Promise<void>;
+  deleteFlows(flows: readonly Flow[]): Promise<void>;
+  commitBundle(entries: readonly BundleEntry[], flags?: BundleFlags): Promise<void>;
+  dumpFlows(filter?: DumpFlowsFilter): Promise<FlowStats[]>;
+  installGroup(group: Omit<GroupMod, 'command'>): Promise<void>;
+  deleteGroup(groupId: number): Promise<void>;
+  installMeter(meter: Omit<MeterMod, 'command'>): Promise<void>;
+  sendPacketOut(po: PacketOut): Promise<void>;
+}
+
+/**
+ * High-level OpenFlow 1.5 client for one OVS bridge.
+ *
+ * Events: `packetIn` (PacketIn2), `reconnected` (the switch may have restarted: replay flows,
+ * groups and meters), `disconnected`, `switchError` (OfErrorReply nobody waited for).
+ */
+export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient {
+  readonly conn: OfConnection;
+  private readonly log: Logger;
+  private readonly controllerId: number;
+  private bundleId = 0;
+  private started: { resolve: () => void; reject: (e: Error) => void } | undefined;
+
+  constructor(options: OpenFlowBridgeOptions) {
+    super();
+    this.log = options.logger.child({ component: 'openflow-bridge' });
+    this.controllerId = options.controllerId ?? 0;
+    this.conn = new OfConnection(options);
+    this.conn.on('connected', (_f: FeaturesReply, reconnect: boolean) => void this.onConnected(reconnect));
+    this.conn.on('disconnected', () => this.emit('disconnected'));
+    this.conn.on('switchError', (e: OfErrorReply) => this.emit('switchError', e));
+    this.conn.on('message', (msg: Buffer) => this.onAsync(msg));
+  }
+
+  get features(): FeaturesReply | undefined {
+    return this.conn.features;
+  }
+
+  /** Connects, negotiates OpenFlow 1.5 and asks for NXT_PACKET_IN2 delivery. */
+  async start(signal?: AbortSignal): Promise<void> {
+    const ready = new Promise<void>((resolve, reject) => {
+      this.started = { resolve, reject };
+    });
+    await this.conn.start(signal);
+    await ready;
+  }
+
+  async stop(): Promise<void> {
+    await this.conn.stop();
+  }
+
+  private async onConnected(reconnect: boolean): Promise<void> {
+    try {
+      const msgs = [
+        encodeSetConfig(this.conn.nextXid(), 0, 0xffff),
+        encodeSetPacketInFormat(this.conn.nextXid()),
+        // Enable every packet-in reason for our role; OVS's default omits some for OF1.5.
+        encodeSetAsync(this.conn.nextXid(), { packetInMaster: 0x3f, packetInSlave: 0x3f }),
+      ];
+      if (this.controllerId) msgs.push(encodeSetControllerId(this.conn.nextXid(), this.controllerId));
+      await this.transact(msgs);
+      if (reconnect) {
+        this.log.info('reconnected; asking owner to replay state');
+        this.emit('reconnected');
+      } else {
+        this.started?.resolve();
+        this.started = undefined;
+      }
+    } catch (err) {
+      this.log.error({ err }, 'switch setup failed');
+      this.started?.reject(err as Error);
+      this.started = undefined;
+    }
+  }
+
+  private onAsync(msg: Buffer): void {
+    if (!isPacketIn2(msg)) return;
+    try {
+      this.emit('packetIn', decodePacketIn2(msg));
+    } catch (err) {
+      if (!isOpenFlowError(err)) throw err;
+      this.log.warn({ err }, 'bad NXT_PACKET_IN2 ignored');
+    }
+  }
+
+  /**
+   * Sends messages that have no reply on success, then a barrier; rejects with the first
+   * OfErrorReply (its messageIndex says which message) if the switch refused any of them.
+   */
+  async transact(msgs: readonly Buffer[]): Promise<void> {
+    const index = new Map<number, number>();
+    msgs.forEach((m, i) => index.set(m.readUInt32BE(4), i));
+    const errors: OfErrorReply[] = [];
+    const unwatch = this.conn.watchErrors(index.keys(), (e) => {
+      e.messageIndex = index.get(e.xid);
+      errors.push(e);
+    });
+    try {
+      await this.conn.sendMany(msgs);
+      await this.conn.barrier();
+    } finally {
+      unwatch();
+    }
+    if (errors.length) throw errors[0]!;
+  }
+
+  /**
+   * Applies all entries atomically in one OpenFlow bundle: either every message takes effect or
+   * none does. On failure throws OfBundleError whose `errors` name the offending messages (by
+   * index into `entries`).
+   */
+  async commitBundle(
+    entries: readonly BundleEntry[],
+    flags: BundleFlags = { atomic: true, ordered: true },
+  ): Promise<void> {
+    if (!entries.length) return;
+    const id = (this.bundleId = (this.bundleId + 1) >>> 0);
+    await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'OPEN_REQUEST', flags));
+    const index = new Map<number, number>();
+    const errors: OfErrorReply[] = [];
+    const adds: Buffer[] = new Array(entries.length);
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      const xid = this.conn.nextXid();
+      index.set(xid, i);
+      const inner = e.kind === 'flow' ? encodeFlowMod(xid, e) : encodeGroupMod(xid, e);
+      adds[i] = encodeBundleAdd(id, flags, inner);
+    }
+    const unwatch = this.conn.watchErrors(index.keys(), (err) => {
+      err.messageIndex = index.get(err.xid);
+      errors.push(err);
+    });
+    try {
+      await this.conn.sendMany(adds);
+      // OVS validates each add as it arrives but a rejected add does not poison the bundle, so
+      // we must learn about rejections before committing to keep the batch all-or-nothing.
+      await this.conn.barrier();
+      if (errors.length) {
+        await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'DISCARD_REQUEST', flags));
+        throw new OfBundleError(`bundle rejected: ${describe(errors)}`, sorted(errors));
+      }
+      try {
+        await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'COMMIT_REQUEST', flags));
+      } catch (err) {
+        if (err instanceof OfErrorReply) {
+          throw new OfBundleError(
+            `bundle commit failed: ${describe(errors.length ? errors : [err])}`,
+            sorted([...errors, err]),
+            {
+              cause: err,
+            },
+          );
+        }
+        throw err;
+      }
+    } finally {
+      unwatch();
+    }
+  }
+
+  addFlows(flows: readonly Flow[]): Promise<void> {
+    return this.commitBundle(flows.map((f) => ({ kind: 'flow', command: 'ADD', ...f })));
+  }
+
+  modifyFlows(flows: readonly Flow[]): Promise<void> {
+    return this.commitBundle(flows.map((f) => ({ kind: 'flow', command: 'MODIFY_STRICT', ...f })));
+  }
+
+  deleteFlows(flows: readonly Flow[]): Promise<void> {
+    return this.commitBundle(flows.map((f) => ({ kind: 'flow', command: 'DELETE_STRICT', ...f })));
+  }
+
+  /** Deletes every flow whose cookie matches under `cookieMask` (optionally in one table). */
+  deleteFlowsByCookie(cookie: bigint, cookieMask: bigint, table?: number): Promise<void> {
+    return this.transact([
+      encodeFlowMod(this.conn.nextXid(), {
+        command: 'DELETE',
+        cookie,
+        cookieMask,
+        match: [],
+        actions: [],
+        ...(table === undefined ? {} : { table }),
+      }),
+    ]);
+  }
+
+  /** Flow entries with counters, via OFPMP_FLOW_DESC. */
+  async dumpFlows(filter: DumpFlowsFilter = {}): Promise<FlowStats[]> {
+    const replies = await this.conn.request(encodeFlowStatsRequest(this.conn.nextXid(), filter));
+    const out: FlowStats[] = [];
+    for (const r of replies) {
+      const mp = decodeMultipartReply(r);
+      if (mp.mpType !== OFPMP.FLOW_DESC) throw new OfDecodeError(`unexpected multipart type ${mp.mpType}`);
+      out.push(...decodeFlowStatsBody(mp.body));
+    }
+    return out;
+  }
+
+  async tableStats(): Promise<TableStats[]> {
+    const replies = await this.conn.request(encodeTableStatsRequest(this.conn.nextXid()));
+    return replies.flatMap((r) => decodeTableStatsBody(decodeMultipartReply(r).body));
+  }
+
+  /** Adds the group, or replaces it if it exists (so replays after reconnect are idempotent). */
+  async installGroup(group: Omit<GroupMod, 'command'>): Promise<void> {
+    try {
+      await this.transact([encodeGroupMod(this.conn.nextXid(), { command: 'ADD', ...group })]);
+    } catch (err) {
+      // OFPGMFC_GROUP_EXISTS: modify in place instead.
+      if (!(err instanceof OfErrorReply && err.errType === 6 && err.errCode === 0)) throw err;
+      await this.transact([encodeGroupMod(this.conn.nextXid(), { command: 'MODIFY', ...group })]);
+    }
+  }
+
+  deleteGroup(groupId: number): Promise<void> {
+    return this.transact([
+      encodeGroupMod(this.conn.nextXid(), { command: 'DELETE', type: 'all', groupId, buckets: [] }),
+    ]);
+  }
+
+  /** Adds the meter, or modifies it if it exists. */
+  async installMeter(meter: Omit<MeterMod, 'command'>): Promise<void> {
+    try {
+      await this.transact([encodeMeterMod(this.conn.nextXid(), { command: 'ADD', ...meter })]);
+    } catch (err) {
+      // OFPMMFC_METER_EXISTS: modify in place instead.
+      if (!(err instanceof OfErrorReply && err.errType === 12 && err.errCode === 1)) throw err;
+      await this.transact([encodeMeterMod(this.conn.nextXid(), { command: 'MODIFY', ...meter })]);
+    }
+  }
+
+  deleteMeter(meterId: number): Promise<void> {
+    return this.transact([encodeMeterMod(this.conn.nextXid(), { command: 'DELETE', meterId, bands: [] })]);
+  }
+
+  sendPacketOut(po: PacketOut): Promise<void> {
+    return this.transact([encodePacketOut(this.conn.nextXid(), po)]);
+  }
+
+  override on(event: 'packetIn', listener: (pi: PacketIn2) => void): this;
+  override on(event: 'reconnected' | 'disconnected', listener: () => void): this;
+  override on(event: 'switchError', listener: (err: OfErrorReply) => void): this;
+  override on(event: string, listener: (...args: never[]) => void): this {
+    return super.on(event, listener as (...args: unknown[]) => void);
+  }
+}
+
+function sorted(errors: OfErrorReply[]): OfErrorReply[] {
+  return [...errors].sort((a, b) => (a.messageIndex ?? 1e12) - (b.messageIndex ?? 1e12));
+}
+
+function describe(errors: readonly OfErrorReply[]): string {
+  return errors
+    .slice(0, 5)
+    .map((e) => (e.messageIndex === undefined ? e.errName : `message #${e.messageIndex}: ${e.errName}`))
+    .join('; ');
+}
