@@ -144,7 +144,7 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
    */
   async transact(msgs: readonly Buffer[]): Promise<void> {
     const index = new Map<number, number>();
-    msgs.forEach((m, i) => index.set(m.readUInt32BE(4), i));
+    for (const [i, m] of msgs.entries()) index.set(m.readUInt32BE(4), i);
     const errors: OfErrorReply[] = [];
     const unwatch = this.conn.watchErrors(index.keys(), (e) => {
       e.messageIndex = index.get(e.xid);
@@ -169,7 +169,8 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
     flags: BundleFlags = { atomic: true, ordered: true },
   ): Promise<void> {
     if (!entries.length) return;
-    const id = (this.bundleId = (this.bundleId + 1) >>> 0);
+    this.bundleId = (this.bundleId + 1) >>> 0;
+    const id = this.bundleId;
     await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'OPEN_REQUEST', flags));
     const index = new Map<number, number>();
     const errors: OfErrorReply[] = [];
