@@ -20,9 +20,14 @@ describe('negotiate', () => {
 
   it('skips conversions it does not offer (kubectl Table, aggregated discovery)', () => {
     expect(
-      negotiate('application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json', codecs),
+      negotiate(
+        'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+        codecs,
+      ),
     ).toBe(jsonCodec);
-    expect(negotiate('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList', codecs)).toBeUndefined();
+    expect(
+      negotiate('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList', codecs),
+    ).toBeUndefined();
     expect(negotiate('text/html', codecs)).toBeUndefined();
     expect(negotiate('application/json;q=0', codecs)).toBeUndefined();
   });

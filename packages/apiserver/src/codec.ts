@@ -58,7 +58,14 @@ function parseAccept(header: string): MediaRange[] {
       const params = new Map<string, string>();
       for (const p of rawParams) {
         const eq = p.indexOf('=');
-        if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"|"$/g, ''));
+        if (eq > 0)
+          params.set(
+            p.slice(0, eq).trim().toLowerCase(),
+            p
+              .slice(eq + 1)
+              .trim()
+              .replace(/^"|"$/g, ''),
+          );
       }
       const q = params.has('q') ? Number(params.get('q')) : 1;
       return { type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 0, order };
@@ -90,7 +97,10 @@ export function negotiate(accept: string | undefined, codecs: readonly ApiCodec[
 }
 
 /** The codec for a request body's Content-Type (parameters such as charset ignored). */
-export function codecForContentType(contentType: string | undefined, codecs: readonly ApiCodec[]): ApiCodec | undefined {
+export function codecForContentType(
+  contentType: string | undefined,
+  codecs: readonly ApiCodec[],
+): ApiCodec | undefined {
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   return codecs.find((c) => c.mediaType === type && c.decode);
 }

@@ -30,7 +30,9 @@ export class HealthChecks {
     return this.#checks.has(name);
   }
 
-  async run(options: { only?: string; verbose?: boolean; exclude?: readonly string[] } = {}): Promise<HealthReport> {
+  async run(
+    options: { only?: string; verbose?: boolean; exclude?: readonly string[] } = {},
+  ): Promise<HealthReport> {
     const names = options.only
       ? [options.only]
       : [...this.#checks.keys()].filter((n) => !options.exclude?.includes(n));

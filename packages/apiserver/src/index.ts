@@ -49,7 +49,10 @@ export {
   registerApiServices,
   type ServiceRef,
 } from './kube/apiservices.js';
-export { AuthenticationConfigSource, type AuthenticationConfigSourceOptions } from './kube/authentication-config.js';
+export {
+  AuthenticationConfigSource,
+  type AuthenticationConfigSourceOptions,
+} from './kube/authentication-config.js';
 export {
   type APIServiceClient,
   type ConfigMapClient,
@@ -78,14 +81,14 @@ export {
   type Verb,
 } from './request-info.js';
 export {
-  FieldSelector,
   type FieldRequirement,
-  LabelSelector,
+  FieldSelector,
   type LabelRequirement,
+  LabelSelector,
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js';
-export { type ApiServerOptions, ApiServer, type AuthenticationConfigProvider } from './server.js';
+export { ApiServer, type ApiServerOptions, type AuthenticationConfigProvider } from './server.js';
 export { ApiError, type Status, type StatusDetails, type StatusReason, tooLarge } from './status.js';
 export { TtlCache } from './ttl-cache.js';
 export { FrameCache } from './watch/frame-cache.js';

@@ -1,8 +1,8 @@
+import type { UserInfo } from './authn/user.js';
 import type { ApiCodec, ApiObject } from './codec.js';
 import { ApiServerError } from './errors.js';
 import type { ResourceRequestInfo, Verb } from './request-info.js';
 import type { FieldSelector, LabelSelector } from './selectors.js';
-import type { UserInfo } from './authn/user.js';
 
 /** Query parameters of list and watch (metav1.ListOptions), parsed and validated. */
 export interface ListOptions {
@@ -91,7 +91,10 @@ function checkHandler(where: string, verbs: readonly Verb[], handler: ResourceHa
   for (const verb of verbs) {
     const op = VERB_OPERATION[verb];
     if (!op || typeof handler[op] !== 'function') {
-      throw new ApiServerError('APISERVER_REGISTRY_CONFLICT', `${where}: verb ${verb} has no handler operation`);
+      throw new ApiServerError(
+        'APISERVER_REGISTRY_CONFLICT',
+        `${where}: verb ${verb} has no handler operation`,
+      );
     }
   }
 }
@@ -108,7 +111,8 @@ export class ResourceRegistry {
   register(group: string, version: string, definition: ResourceDefinition): void {
     const where = `${definition.name}.${version}.${group}`;
     checkHandler(where, definition.verbs, definition.handler);
-    for (const sub of definition.subresources ?? []) checkHandler(`${where}/${sub.name}`, sub.verbs, sub.handler);
+    for (const sub of definition.subresources ?? [])
+      checkHandler(`${where}/${sub.name}`, sub.verbs, sub.handler);
     let entry = this.#groups.get(group);
     if (!entry) {
       entry = { versions: new Map() };
@@ -142,7 +146,9 @@ export class ResourceRegistry {
   }
 
   groupVersions(): { group: string; version: string }[] {
-    return [...this.#groups].flatMap(([group, e]) => [...e.versions.keys()].map((version) => ({ group, version })));
+    return [...this.#groups].flatMap(([group, e]) =>
+      [...e.versions.keys()].map((version) => ({ group, version })),
+    );
   }
 
   apiGroupList(): ApiObject {
@@ -181,7 +187,12 @@ export class ResourceRegistry {
         });
       }
     }
-    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: list };
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: `${group}/${version}`,
+      resources: list,
+    };
   }
 
   #apiGroupBody(group: string): Record<string, unknown> {

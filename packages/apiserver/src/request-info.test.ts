@@ -14,9 +14,14 @@ describe('resolveRequestInfo', () => {
       resource: 'networkpolicies',
       name: '',
     });
-    expect(resolveRequestInfo('GET', `${base}/networkpolicies`, q('watch=true'))).toMatchObject({ verb: 'watch' });
+    expect(resolveRequestInfo('GET', `${base}/networkpolicies`, q('watch=true'))).toMatchObject({
+      verb: 'watch',
+    });
     expect(resolveRequestInfo('GET', `${base}/watch/networkpolicies`, q())).toMatchObject({ verb: 'watch' });
-    expect(resolveRequestInfo('GET', `${base}/networkpolicies/np1`, q())).toMatchObject({ verb: 'get', name: 'np1' });
+    expect(resolveRequestInfo('GET', `${base}/networkpolicies/np1`, q())).toMatchObject({
+      verb: 'get',
+      name: 'np1',
+    });
     expect(resolveRequestInfo('POST', `${base}/networkpolicies/np1/status`, q())).toMatchObject({
       verb: 'create',
       name: 'np1',
@@ -28,7 +33,9 @@ describe('resolveRequestInfo', () => {
       resource: 'groupmembers',
       name: 'g',
     });
-    expect(resolveRequestInfo('DELETE', `${base}/networkpolicies`, q())).toMatchObject({ verb: 'deletecollection' });
+    expect(resolveRequestInfo('DELETE', `${base}/networkpolicies`, q())).toMatchObject({
+      verb: 'deletecollection',
+    });
   });
 
   it('treats discovery and other paths as non-resource requests', () => {
@@ -37,6 +44,9 @@ describe('resolveRequestInfo', () => {
       path: '/apis/controlplane.antrea.io/v1beta2',
       verb: 'get',
     });
-    expect(resolveRequestInfo('GET', '/metrics', q())).toMatchObject({ isResourceRequest: false, verb: 'get' });
+    expect(resolveRequestInfo('GET', '/metrics', q())).toMatchObject({
+      isResourceRequest: false,
+      verb: 'get',
+    });
   });
 });

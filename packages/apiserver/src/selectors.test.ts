@@ -4,7 +4,15 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 describe('label selectors', () => {
   it('parses every operator and matches like Kubernetes', () => {
     const s = parseLabelSelector('app=web,tier!=db,env in (prod, staging),team notin (x),has-it,!gone,n>3');
-    expect(s.requirements.map((r) => r.operator)).toEqual(['=', '!=', 'in', 'notin', 'exists', '!exists', 'gt']);
+    expect(s.requirements.map((r) => r.operator)).toEqual([
+      '=',
+      '!=',
+      'in',
+      'notin',
+      'exists',
+      '!exists',
+      'gt',
+    ]);
     const labels = { app: 'web', env: 'prod', 'has-it': '', n: '4' };
     expect(s.matches(labels)).toBe(true);
     expect(s.matches({ ...labels, gone: 'x' })).toBe(false);
@@ -20,7 +28,9 @@ describe('label selectors', () => {
     // An empty value is valid in Kubernetes (the label is present with value "").
     expect(parseLabelSelector('app=').matches({ app: '' })).toBe(true);
     for (const bad of ['a in ()', 'bad key=1', 'a=b,,c', 'n>x', 'a=in valid']) {
-      expect(() => parseLabelSelector(bad), bad).toThrow(expect.objectContaining({ code: 'APISERVER_SELECTOR_INVALID' }));
+      expect(() => parseLabelSelector(bad), bad).toThrow(
+        expect.objectContaining({ code: 'APISERVER_SELECTOR_INVALID' }),
+      );
     }
   });
 });
@@ -36,6 +46,8 @@ describe('field selectors', () => {
   });
 
   it('rejects a requirement without operator', () => {
-    expect(() => parseFieldSelector('nodeName')).toThrow(expect.objectContaining({ code: 'APISERVER_SELECTOR_INVALID' }));
+    expect(() => parseFieldSelector('nodeName')).toThrow(
+      expect.objectContaining({ code: 'APISERVER_SELECTOR_INVALID' }),
+    );
   });
 });

@@ -49,7 +49,8 @@ function invalid(selector: string, why: string): ApiServerError {
   return new ApiServerError('APISERVER_SELECTOR_INVALID', `unable to parse selector "${selector}": ${why}`);
 }
 
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 /** Splits on commas that are not inside parentheses. */
@@ -80,7 +81,11 @@ export function parseLabelSelector(selector: string | undefined): LabelSelector 
     const cmp = /^([^=!<>\s]+)\s*(==|=|!=|>|<)\s*(.*)$/.exec(part);
     if (set) {
       const values = set[3]!.split(',').map((v) => v.trim());
-      req = { key: set[1]!, operator: set[2] as 'in' | 'notin', values: values.length === 1 && values[0] === '' ? [] : values };
+      req = {
+        key: set[1]!,
+        operator: set[2] as 'in' | 'notin',
+        values: values.length === 1 && values[0] === '' ? [] : values,
+      };
       if (req.values.length === 0) throw invalid(selector, `no values for ${req.key}`);
     } else if (cmp) {
       const op = cmp[2]!;
@@ -96,7 +101,8 @@ export function parseLabelSelector(selector: string | undefined): LabelSelector 
     }
     if (!LABEL_KEY.test(req.key)) throw invalid(selector, `invalid label key "${req.key}"`);
     if (req.operator !== 'gt' && req.operator !== 'lt') {
-      for (const v of req.values) if (!LABEL_VALUE.test(v)) throw invalid(selector, `invalid label value "${v}"`);
+      for (const v of req.values)
+        if (!LABEL_VALUE.test(v)) throw invalid(selector, `invalid label value "${v}"`);
     }
     requirements.push(req);
   }

@@ -20,7 +20,14 @@ import { ApiServerError } from './errors.js';
 import { HealthChecks } from './health.js';
 import { parseListOptions } from './list-options.js';
 import { ApiServerMetrics } from './metrics.js';
-import type { ApiRequest, ResourceDefinition, ResourceHandler, ResourceRegistry, WatchHandle, WatchSink } from './registry.js';
+import type {
+  ApiRequest,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceRegistry,
+  WatchHandle,
+  WatchSink,
+} from './registry.js';
 import { type RequestInfo, type ResourceRequestInfo, resolveRequestInfo, type Verb } from './request-info.js';
 import { ApiError, tooLarge } from './status.js';
 import { FrameCache } from './watch/frame-cache.js';
@@ -158,10 +165,13 @@ export class ApiServer {
     this.#server = server;
     const refresh = () => server.setSecureContext(this.#secureContext());
     this.#unsubscribe.push(this.#opts.certificates.onChange(refresh));
-    if (this.#opts.authenticationConfig) this.#unsubscribe.push(this.#opts.authenticationConfig.onChange(refresh));
+    if (this.#opts.authenticationConfig)
+      this.#unsubscribe.push(this.#opts.authenticationConfig.onChange(refresh));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error) =>
-        reject(new ApiServerError('APISERVER_LISTEN_FAILED', `listen failed: ${error.message}`, { cause: error })),
+        reject(
+          new ApiServerError('APISERVER_LISTEN_FAILED', `listen failed: ${error.message}`, { cause: error }),
+        ),
       );
       server.listen(this.#opts.port ?? 10349, this.#opts.host ?? '0.0.0.0', () => resolve());
     });
@@ -264,24 +274,32 @@ export class ApiServer {
         await this.#route(req, res, url, info, ANONYMOUS_USER, log);
       }
     } catch (error) {
-      if (!(error instanceof ApiError)) {
+      let apiError: ApiError;
+      if (error instanceof ApiError) apiError = error;
+      else {
         log.error({ err: error }, 'handler failed');
-        error = ApiError.internal();
+        apiError = ApiError.internal();
       }
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      this.#sendError(res, error as ApiError);
-      if (info.verb === 'watch') this.metrics.requests.inc({ ...labels, code: String((error as ApiError).code) });
+      this.#sendError(res, apiError);
+      if (info.verb === 'watch') this.metrics.requests.inc({ ...labels, code: String(apiError.code) });
     }
   }
 
   /** Union authentication in kube's order: front proxy / client certificate, then bearer token. */
   async #authenticate(req: IncomingMessage, log: Logger): Promise<UserInfo | undefined> {
     const socket = req.socket as TLSSocket;
-    const peer = typeof socket.getPeerX509Certificate === 'function' ? socket.getPeerX509Certificate() : undefined;
-    const fromCert = authenticateClientCert(peer, req.headersDistinct, this.#authnConfig(), this.#clock.now());
+    const peer =
+      typeof socket.getPeerX509Certificate === 'function' ? socket.getPeerX509Certificate() : undefined;
+    const fromCert = authenticateClientCert(
+      peer,
+      req.headersDistinct,
+      this.#authnConfig(),
+      this.#clock.now(),
+    );
     if (fromCert) {
       this.metrics.authentications.inc({ result: fromCert.authenticatedBy });
       return fromCert;
@@ -318,7 +336,8 @@ export class ApiServer {
       if (first === 'livez' || first === 'readyz' || first === 'healthz') {
         return this.#health(res, first === 'livez' ? this.livez : this.readyz, second, url, log);
       }
-      if (info.verb !== 'get' && info.verb !== 'head') throw ApiError.methodNotAllowed(req.method ?? '', path);
+      if (info.verb !== 'get' && info.verb !== 'head')
+        throw ApiError.methodNotAllowed(req.method ?? '', path);
       if (path === '/metrics' && info.verb === 'get') {
         const body = await this.#opts.metricsRegistry.metrics();
         res.writeHead(200, { 'content-type': this.#opts.metricsRegistry.contentType });
@@ -357,7 +376,8 @@ export class ApiServer {
       verbose: url.searchParams.has('verbose'),
       exclude: url.searchParams.getAll('exclude'),
     });
-    for (const f of report.failed) log.warn({ check: f.name, err: f.error }, `${checks.endpoint} check failed`);
+    for (const f of report.failed)
+      log.warn({ check: f.name, err: f.error }, `${checks.endpoint} check failed`);
     res.writeHead(report.status, {
       'content-type': 'text/plain; charset=utf-8',
       'x-content-type-options': 'nosniff',
@@ -379,7 +399,10 @@ export class ApiServer {
     const target = resolveTarget(def, info);
     if (!target) throw ApiError.pathNotFound();
     if (!target.verbs.includes(info.verb)) {
-      throw ApiError.methodNotAllowed(req.method ?? '', `${info.resource}${info.subresource ? `/${info.subresource}` : ''}`);
+      throw ApiError.methodNotAllowed(
+        req.method ?? '',
+        `${info.resource}${info.subresource ? `/${info.subresource}` : ''}`,
+      );
     }
     if (def.namespaced && info.namespace === '' && info.name !== '') throw ApiError.pathNotFound();
     const codec = negotiate(req.headers.accept, this.#codecs);
@@ -563,7 +586,9 @@ function metricLabels(info: RequestInfo): {
 } {
   if (!info.isResourceRequest) {
     // Non-resource paths are few and fixed; anything else is one label value so cardinality stays bounded.
-    const known = /^\/(apis(\/[^/]+){0,2}|livez|readyz|healthz|metrics)(\/[^/]+)?$/.test(info.path) ? info.path : 'other';
+    const known = /^\/(apis(\/[^/]+){0,2}|livez|readyz|healthz|metrics)(\/[^/]+)?$/.test(info.path)
+      ? info.path
+      : 'other';
     return { verb: info.verb.toUpperCase(), group: '', version: '', resource: known, subresource: '' };
   }
   return {

@@ -95,11 +95,19 @@ export class ApiError extends Error {
   }
 
   static notAcceptable(supported: readonly string[]): ApiError {
-    return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`);
+    return new ApiError(
+      406,
+      'NotAcceptable',
+      `only the following media types are accepted: ${supported.join(', ')}`,
+    );
   }
 
   static unsupportedMediaType(contentType: string): ApiError {
-    return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format: ${contentType}`);
+    return new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format: ${contentType}`,
+    );
   }
 
   /** What a watch or list at a resourceVersion the server no longer has gets; clients re-list. */
@@ -112,7 +120,11 @@ export class ApiError extends Error {
   }
 
   static internal(): ApiError {
-    return new ApiError(500, 'InternalError', 'Internal error occurred: an error on the server prevented the request');
+    return new ApiError(
+      500,
+      'InternalError',
+      'Internal error occurred: an error on the server prevented the request',
+    );
   }
 
   static unavailable(message: string): ApiError {

@@ -72,7 +72,11 @@ const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
  * client authentication. Only direct issuance: neither kube's front-proxy nor its client CA
  * hands out intermediates in the setups we target.
  */
-export function verifyClientCert(cert: X509Certificate, cas: readonly X509Certificate[], nowMs: number): boolean {
+export function verifyClientCert(
+  cert: X509Certificate,
+  cas: readonly X509Certificate[],
+  nowMs: number,
+): boolean {
   if (nowMs < Date.parse(cert.validFrom) || nowMs > Date.parse(cert.validTo)) return false;
   const eku = cert.keyUsage;
   if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH)) return false;
@@ -122,7 +126,7 @@ export function authenticateClientCert(
         if (!name.startsWith(p) || name.length === p.length) continue;
         // Keys are sent lower-cased and percent-encoded (RFC 7230 token rules), like kube does.
         const key = decodeURIComponent(name.slice(p.length)).toLowerCase();
-        (extra[key] ??= []).push(...(values ?? []));
+        extra[key] = [...(extra[key] ?? []), ...(values ?? [])];
       }
     }
     const nodeName = nodeNameFromExtra(extra);
@@ -138,12 +142,19 @@ export function authenticateClientCert(
   if (config.clientCAs.length > 0 && verifyClientCert(cert, config.clientCAs, nowMs)) {
     const username = subjectField(cert.subject, 'CN')[0];
     if (!username) return null;
-    return { username, groups: subjectField(cert.subject, 'O'), extra: {}, authenticatedBy: 'client-certificate' };
+    return {
+      username,
+      groups: subjectField(cert.subject, 'O'),
+      extra: {},
+      authenticatedBy: 'client-certificate',
+    };
   }
   return null;
 }
 
 /** Headers a proxied identity may arrive in; stripped from anything not from the front proxy. */
 export function identityHeaderNames(config: AuthenticationConfig): string[] {
-  return [...config.usernameHeaders, ...config.uidHeaders, ...config.groupHeaders].map((h) => h.toLowerCase());
+  return [...config.usernameHeaders, ...config.uidHeaders, ...config.groupHeaders].map((h) =>
+    h.toLowerCase(),
+  );
 }

@@ -29,7 +29,14 @@ export interface AuthorizerOptions {
   onCache?(hit: boolean): void;
 }
 
-export const DEFAULT_ALWAYS_ALLOW_PATHS = ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*'];
+export const DEFAULT_ALWAYS_ALLOW_PATHS = [
+  '/healthz',
+  '/healthz/*',
+  '/livez',
+  '/livez/*',
+  '/readyz',
+  '/readyz/*',
+];
 
 /** Delegated authorization: SubjectAccessReview, with allowed decisions cached briefly. */
 export class Authorizer {

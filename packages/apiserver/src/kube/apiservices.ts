@@ -55,7 +55,8 @@ export async function registerApiServices(
   caBundlePem: string,
   groupVersions: readonly GroupVersion[] = ANTREA_API_GROUP_VERSIONS,
 ): Promise<void> {
-  for (const apiService of buildApiServices(service, caBundlePem, groupVersions)) await client.put(apiService);
+  for (const apiService of buildApiServices(service, caBundlePem, groupVersions))
+    await client.put(apiService);
 }
 
 export interface CaBundlePublisherOptions {
@@ -100,10 +101,17 @@ export class CaBundlePublisher {
     const cm = this.#opts.configMap ?? { namespace: 'kube-system', name: 'antrea-ca' };
     try {
       await this.#opts.configMaps.put(cm.namespace, cm.name, { 'ca.crt': caBundlePem });
-      await registerApiServices(this.#opts.apiServices, this.#opts.service, caBundlePem, this.#opts.groupVersions);
+      await registerApiServices(
+        this.#opts.apiServices,
+        this.#opts.service,
+        caBundlePem,
+        this.#opts.groupVersions,
+      );
       this.#published = caBundlePem;
     } catch (error) {
-      throw new ApiServerError('APISERVER_PUBLISH_FAILED', 'publishing the CA bundle failed', { cause: error });
+      throw new ApiServerError('APISERVER_PUBLISH_FAILED', 'publishing the CA bundle failed', {
+        cause: error,
+      });
     }
   }
 

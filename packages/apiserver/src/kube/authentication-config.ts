@@ -58,7 +58,9 @@ export class AuthenticationConfigSource {
     await this.load();
     if (this.#timer) return;
     this.#timer = setInterval(() => {
-      this.load().catch((error: unknown) => this.#log.warn({ err: error }, 'reloading authentication config failed'));
+      this.load().catch((error: unknown) =>
+        this.#log.warn({ err: error }, 'reloading authentication config failed'),
+      );
     }, this.#opts.pollMs ?? 60_000);
     this.#timer.unref();
     signal?.addEventListener('abort', () => this.stop(), { once: true });

@@ -6,9 +6,9 @@ import {
   type KubeConfig,
   type V1APIService,
 } from '@kubernetes/client-node';
-import type { AccessReviewer, AccessReviewResult } from '../authz/authorizer.js';
 import type { TokenReviewer, TokenReviewResult } from '../authn/token-authenticator.js';
 import type { UserInfo } from '../authn/user.js';
+import type { AccessReviewer, AccessReviewResult } from '../authz/authorizer.js';
 import { ApiServerError } from '../errors.js';
 import type { RequestInfo } from '../request-info.js';
 
@@ -128,10 +128,12 @@ export class KubeConfigMapClient implements ConfigMapClient {
     // Two tries: a concurrent writer between read and replace costs one more round trip.
     for (let attempt = 0; ; attempt++) {
       try {
-        const existing = await this.#api.readNamespacedConfigMap({ namespace, name }).catch((error: unknown) => {
-          if (status(error) === 404) return undefined;
-          throw error;
-        });
+        const existing = await this.#api
+          .readNamespacedConfigMap({ namespace, name })
+          .catch((error: unknown) => {
+            if (status(error) === 404) return undefined;
+            throw error;
+          });
         if (!existing) {
           await this.#api.createNamespacedConfigMap({
             namespace,

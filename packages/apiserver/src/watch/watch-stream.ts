@@ -61,7 +61,12 @@ export class WatchStream {
 
   constructor(
     target: FrameTarget,
-    options: { clock: Clock; limits?: Partial<WatchStreamLimits>; observer?: WatchStreamObserver; timeoutMs?: number },
+    options: {
+      clock: Clock;
+      limits?: Partial<WatchStreamLimits>;
+      observer?: WatchStreamObserver;
+      timeoutMs?: number;
+    },
   ) {
     this.#target = target;
     this.#clock = options.clock;

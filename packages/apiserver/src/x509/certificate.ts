@@ -67,7 +67,11 @@ function spki(key: KeyObject): Uint8Array {
 function keyId(key: KeyObject): Uint8Array {
   const der = spki(key);
   // P-256 SPKI is a fixed 91-byte structure whose last 65 bytes are the uncompressed point.
-  return new Uint8Array(createHash('sha1').update(der.subarray(der.length - 65)).digest());
+  return new Uint8Array(
+    createHash('sha1')
+      .update(der.subarray(der.length - 65))
+      .digest(),
+  );
 }
 
 function ipBytes(ip: string): Uint8Array {

@@ -1,0 +1,1 @@
+export { FakeAccessReviewer, FakeTokenReviewer } from './fakes.js';
