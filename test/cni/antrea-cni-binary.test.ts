@@ -107,6 +107,24 @@ describe('antrea-cni binary: success paths', () => {
     expect(new TextDecoder().decode(agent.calls[1]!.request.cniArgs!.networkConfiguration)).toBe(withPrev);
   });
 
+  it('works the same over the grpc-js transport (ANTREA_CNI_TRANSPORT=grpc-js)', async () => {
+    agent = await FakeCniAgent.start();
+    const ok = await runCni({ ...podEnv(agent), ANTREA_CNI_TRANSPORT: 'grpc-js' }, CONF);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).ips).toHaveLength(1);
+    agent.setDefault('CmdAdd', { error: { code: 101, message: 'no IP' } });
+    expect(cniError(await runCni({ ...podEnv(agent), ANTREA_CNI_TRANSPORT: 'grpc-js' }, CONF)).code).toBe(
+      101,
+    );
+  });
+
+  it('forwards a large network configuration intact', async () => {
+    agent = await FakeCniAgent.start();
+    const big = JSON.stringify({ ...JSON.parse(CONF), padding: 'x'.repeat(256 * 1024) });
+    expect((await runCni(podEnv(agent), big)).code).toBe(0);
+    expect(new TextDecoder().decode(agent.calls[0]!.request.cniArgs!.networkConfiguration)).toBe(big);
+  });
+
   it('VERSION answers without an agent', async () => {
     const r = await runCni(
       { CNI_COMMAND: 'VERSION', ANTREA_CNI_SOCKET: '/nonexistent.sock' },
