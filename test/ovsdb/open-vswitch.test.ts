@@ -12,6 +12,8 @@ import {
   ovsMap,
   ovsSet,
   type Row,
+  setItems,
+  TableReplica,
   type TableUpdates,
   type TableUpdates2,
 } from '@antrea-ts/ovsdb';
@@ -344,6 +346,35 @@ describe('OVSDB client against a real ovsdb-server and ovs-vswitchd', () => {
 
   it('matches the FakeBridgeClient on the shared contract scenario', async () => {
     expect(await observeBridgeClient(bridges)).toEqual(EXPECTED_BRIDGE_OBSERVATIONS);
+  });
+
+  it('keeps a TableReplica of interfaces current and waits on it for an ofport', async () => {
+    const replica = new TableReplica(client, {
+      db: OVS_DB,
+      table: 'Interface',
+      columns: ['name', 'ofport', 'external_ids'],
+      logger,
+    });
+    await replica.start();
+    try {
+      const names = () => [...replica.rows.values()].map((r) => r['name']);
+      expect(names()).toContain('ats-gw0');
+      const ofport = replica.waitFor(
+        (r) => r['name'] === 'ats-rep0' && setItems(r['ofport']).length > 0,
+        10_000,
+      );
+      await ovs.vsctl(['add-port', BR, 'ats-rep0', '--', 'set', 'interface', 'ats-rep0', 'type=internal']);
+      const { row } = await ofport;
+      expect(setItems(row['ofport'])[0]).toBe(
+        Number(await ovs.vsctl(['get', 'interface', 'ats-rep0', 'ofport'])),
+      );
+      await replica.setWhere([['name', '==', 'ats-rep0']]);
+      expect(names()).toEqual(['ats-rep0']);
+      await ovs.vsctl(['del-port', BR, 'ats-rep0']);
+      await expect.poll(() => replica.rows.size).toBe(0);
+    } finally {
+      await replica.stop();
+    }
   });
 
   it('deletes ports and the bridge', async () => {

@@ -6,6 +6,7 @@ export * from './codec/operations.js';
 export * from './codec/schema.js';
 export * from './codec/value.js';
 export * from './errors.js';
+export * from './table-replica.js';
 export * from './transport/backoff.js';
 export * from './transport/clock.js';
 export * from './transport/connection.js';
