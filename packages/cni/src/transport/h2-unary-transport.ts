@@ -1,5 +1,5 @@
 import { constants as h2, connect as h2connect } from 'node:http2';
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import {
   decodeGrpcMessage,
   encodeGrpcTimeout,
@@ -24,10 +24,9 @@ export class H2UnaryTransport implements UnaryTransport {
     return new Promise<Uint8Array>((resolve, reject) => {
       let settled = false;
       let connected = false;
-      let socket: Socket | undefined;
       const session = h2connect('http://localhost', {
         createConnection: () => {
-          socket = netConnect(socketPath);
+          const socket = netConnect(socketPath);
           socket.once('connect', () => {
             connected = true;
           });
