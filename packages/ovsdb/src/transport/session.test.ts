@@ -95,4 +95,16 @@ describe('ReconnectingSession', () => {
     await expect.poll(() => session.isConnected).toBe(false);
     expect((await rejection(session.request('list_dbs', []))).code).toBe('OVSDB_CLOSED');
   });
+
+  it('rejects an in-flight request on stop with OVSDB_DISCONNECTED caused by OVSDB_CLOSED', async () => {
+    const { server, session } = await setup(() => 'silent');
+    await server.listen();
+    session.start();
+    const inFlight = session.request('transact', []);
+    await server.waitForRequests(1);
+    await session.stop();
+    const err = await rejection(inFlight);
+    expect(err.code).toBe('OVSDB_DISCONNECTED');
+    expect((err.cause as OvsdbError).code).toBe('OVSDB_CLOSED');
+  });
 });

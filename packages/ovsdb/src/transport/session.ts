@@ -73,8 +73,9 @@ export class ReconnectingSession {
     this.clock = options.clock ?? systemClock;
   }
 
+  /** True once connected and monitors/locks are re-armed; false while (re)connecting. */
   get isConnected(): boolean {
-    return this.connection?.isOpen === true;
+    return this.connection?.isOpen === true && !this.pendingSetup;
   }
 
   /** Starts connecting in the background; `signal` aborting is the same as stop(). */
@@ -95,7 +96,8 @@ export class ReconnectingSession {
     this.abort.abort();
     if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
     this.wake?.();
-    this.connection?.close();
+    // In-flight requests reject with OVSDB_DISCONNECTED whose cause says the client was stopped.
+    this.connection?.close(new OvsdbClosedError());
     for (const w of this.waiters) w.reject(new OvsdbClosedError());
     this.waiters.clear();
     await this.loopDone;
