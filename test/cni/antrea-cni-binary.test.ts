@@ -268,8 +268,13 @@ describe('antrea-cni binary: errors the runtime sees', () => {
     expect(e.code).toBe(8);
   });
 
-  it('an invalid plugin option -> 4', async () => {
-    const e = cniError(await runCni({ ...podEnv('/nonexistent.sock'), ANTREA_CNI_TIMEOUT_MS: 'soon' }, CONF));
-    expect([e.code, e.msg]).toEqual([4, 'invalid ANTREA_CNI_TIMEOUT_MS']);
+  it.each([
+    ['ANTREA_CNI_TIMEOUT_MS', 'soon'],
+    ['ANTREA_CNI_TIMEOUT_MS', '-5'],
+    ['ANTREA_CNI_DEL_AGENT_DOWN', 'maybe'],
+    ['ANTREA_CNI_TRANSPORT', 'carrier-pigeon'],
+  ])('an invalid plugin option %s=%s -> 4', async (name, value) => {
+    const e = cniError(await runCni({ ...podEnv('/nonexistent.sock'), [name]: value }, CONF));
+    expect([e.code, e.msg]).toEqual([4, `invalid ${name}`]);
   });
 });
