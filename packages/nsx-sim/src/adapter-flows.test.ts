@@ -187,13 +187,22 @@ describe('CCP feed, realization and statistics', () => {
       container_cluster_path: CLUSTER_PATH,
     });
 
-  it('the feed lists spanned policies with their groups (transitively) and services', async () => {
+  it('the feed lists spanned policies with the groups and services they reference', async () => {
     expect((await sim.call('GET', '/rpc/v1/clusters/kind-a/policy-feed')).body.security_policies).toEqual([]);
-    await sim.call('PATCH', `${G}/all-web`, {
-      expression: [{ resource_type: 'PathExpression', paths: ['/infra/domains/default/groups/web-pods'] }],
+    await sim.call('PATCH', `${G}/api-pods`, {
+      group_type: ['ANTREA'],
+      expression: [
+        {
+          resource_type: 'Condition',
+          member_type: 'Pod',
+          key: 'Tag',
+          operator: 'EQUALS',
+          value: 'dis:k8s:app|api',
+        },
+      ],
     });
     await sim.call('PATCH', `${SP}/k8s-core-dns/rules/extra`, {
-      source_groups: ['/infra/domains/default/groups/all-web'],
+      source_groups: ['/infra/domains/default/groups/api-pods'],
       services: ['/infra/services/HTTP'],
     });
     expect((await span('k8s-core-dns')).status).toBe(200);
@@ -202,9 +211,56 @@ describe('CCP feed, realization and statistics', () => {
     expect(feed.security_policies.map((p: { id: string }) => p.id)).toEqual(['k8s-core-dns']);
     expect(feed.security_policies[0].rules.map((r: { id: string }) => r.id)).toEqual(['extra', 'allow-dns']);
     expect(feed.security_policies[0].container_cluster_span[0].container_cluster_path).toBe(CLUSTER_PATH);
-    expect(feed.groups.map((g: { id: string }) => g.id).sort()).toEqual(['all-web', 'kube-dns', 'web-pods']);
+    expect(feed.groups.map((g: { id: string }) => g.id).sort()).toEqual(['api-pods', 'kube-dns']);
     expect(feed.services.map((s: { id: string }) => s.id).sort()).toEqual(['DNS', 'DNS-UDP', 'HTTP']);
     expect((await sim.call('GET', '/rpc/v1/clusters/nope/policy-feed')).status).toBe(404);
+  });
+
+  it('policies applied to Antrea clusters accept only Antrea groups and TCP/UDP destination ports', async () => {
+    expect((await span('k8s-core-dns')).status).toBe(200);
+    await sim.call('PATCH', `${G}/generic`, {
+      expression: [
+        {
+          resource_type: 'Condition',
+          member_type: 'VirtualMachine',
+          key: 'Name',
+          operator: 'EQUALS',
+          value: 'vm1',
+        },
+      ],
+    });
+    const generic = await sim.call('PATCH', `${SP}/k8s-core-dns/rules/r2`, {
+      source_groups: ['/infra/domains/default/groups/generic'],
+    });
+    expect(generic.status).toBe(400);
+    expect(generic.body.error_message).toContain('not an ANTREA group');
+    const literal = await sim.call('PATCH', `${SP}/k8s-core-dns/rules/r2`, {
+      destination_groups: ['10.0.0.0/8'],
+    });
+    expect(literal.status).toBe(400);
+    const ipScope = await sim.call('PATCH', `${SP}/k8s-core-dns/rules/r2`, {
+      scope: ['/infra/domains/default/groups/corp-net'],
+    });
+    expect(ipScope.body.error_message).toContain('cannot be used as applied-to');
+    await sim.call('PATCH', `${P}/infra/services/src-port`, {
+      service_entries: [
+        { id: 'e', resource_type: 'L4PortSetServiceEntry', l4_protocol: 'TCP', source_ports: ['1000'] },
+      ],
+    });
+    const svc = await sim.call('PATCH', `${SP}/k8s-core-dns/rules/r2`, {
+      services: ['/infra/services/src-port'],
+    });
+    expect(svc.body.error_message).toContain('destination ports only');
+    expect((await sim.call('PATCH', `${SP}/k8s-core-dns`, { category: 'Ethernet' })).status).toBe(400);
+    // Spanning an existing policy checks its rules too.
+    await sim.call('PATCH', `${SP}/mixed`, {
+      rules: [{ id: 'r', source_groups: ['/infra/domains/default/groups/generic'] }],
+    });
+    const late = await sim.call('PATCH', `${SP}/mixed/container-cluster-span/kind-a`, {
+      container_cluster_path: CLUSTER_PATH,
+    });
+    expect(late.status).toBe(400);
+    expect(late.body.error_message).toContain('rule r:');
   });
 
   it('the feed long-polls until a policy change', async () => {

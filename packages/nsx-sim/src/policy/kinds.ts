@@ -34,6 +34,74 @@ function endpointErrors(field: string, v: unknown, allowIps: boolean): string[] 
   return errs;
 }
 
+function isAntreaSpanned(tree: PolicyTree, policyPath: string): boolean {
+  return tree.children(policyPath, 'container-cluster-span').length > 0;
+}
+
+/**
+ * Policies applied to Antrea container clusters (notes §4): sources, destinations and applied-to
+ * only Antrea groups (no literal IPs; no IP members in applied-to), services TCP/UDP destination
+ * ports only, no Ethernet category.
+ */
+function antreaEndpointErrors(tree: PolicyTree, field: string, v: unknown, appliedTo: boolean): string[] {
+  const errs: string[] = [];
+  for (const s of strings(v)) {
+    if (s === 'ANY') continue;
+    if (!s.startsWith('/')) {
+      errs.push(`${field}: "${s}" not allowed in a policy applied to Antrea clusters (only Antrea groups)`);
+      continue;
+    }
+    const g = tree.get(s);
+    if (!g) continue; // reported as an invalid path
+    const types = Array.isArray(g['group_type']) ? (g['group_type'] as string[]) : [];
+    if (!types.includes('ANTREA')) {
+      errs.push(
+        `${field}: ${s} is not an ANTREA group; policies applied to Antrea clusters accept only Antrea groups`,
+      );
+    } else if (
+      appliedTo &&
+      Array.isArray(g['expression']) &&
+      (g['expression'] as NsxObject[]).some((e) => e['resource_type'] === 'IPAddressExpression')
+    ) {
+      errs.push(`${field}: ${s} has IP addresses and cannot be used as applied-to for Antrea clusters`);
+    }
+  }
+  return errs;
+}
+
+function antreaServiceErrors(tree: PolicyTree, v: unknown): string[] {
+  const errs: string[] = [];
+  for (const s of pathsIn(v)) {
+    for (const e of tree.children(s, 'service-entries')) {
+      if (e.resource_type !== 'L4PortSetServiceEntry' || strings(e['source_ports']).length > 0) {
+        errs.push(
+          `services: ${s} entry ${e.id} is not TCP/UDP with destination ports only (Antrea clusters support only those)`,
+        );
+      }
+    }
+  }
+  return errs;
+}
+
+export function antreaRuleErrors(tree: PolicyTree, rule: PolicyObject): string[] {
+  return [
+    ...antreaEndpointErrors(tree, 'source_groups', rule['source_groups'], false),
+    ...antreaEndpointErrors(tree, 'destination_groups', rule['destination_groups'], false),
+    ...antreaEndpointErrors(tree, 'scope', rule['scope'], true),
+    ...antreaServiceErrors(tree, rule['services']),
+    ...(rule['sources_excluded'] === true || rule['destinations_excluded'] === true
+      ? ['negation (sources_excluded/destinations_excluded) is not supported for Antrea clusters']
+      : []),
+  ];
+}
+
+export function antreaPolicyErrors(tree: PolicyTree, policy: PolicyObject): string[] {
+  return [
+    ...(policy['category'] === 'Ethernet' ? ['category Ethernet is not supported for Antrea clusters'] : []),
+    ...antreaEndpointErrors(tree, 'scope', policy['scope'], true),
+  ];
+}
+
 export const domainKind: PolicyKind = { resourceType: 'Domain', collection: 'domains' };
 
 export const groupKind: PolicyKind = {
@@ -115,6 +183,7 @@ export const ruleKind: PolicyKind = {
       if (policy?.['category'] !== 'Environment')
         errs.push('action JUMP_TO_APPLICATION is only allowed in category Environment');
     }
+    if (isAntreaSpanned(tree, obj.parent_path)) errs.push(...antreaRuleErrors(tree, obj));
     return errs;
   },
   references: (obj) => [
@@ -132,11 +201,19 @@ export const containerClusterSpanKind: PolicyKind = {
   onCreate: (obj) => {
     obj['container_cluster_type'] ??= 'ANTREA';
   },
-  validate: (obj) => {
+  validate: (obj, { tree }) => {
     const p = obj['container_cluster_path'];
-    return typeof p === 'string' && p.startsWith(`${ENFORCEMENT_POINT_PATH}/${CCP_COLLECTION}/`)
-      ? []
-      : [`container_cluster_path must be a path under ${ENFORCEMENT_POINT_PATH}/${CCP_COLLECTION}/`];
+    if (typeof p !== 'string' || !p.startsWith(`${ENFORCEMENT_POINT_PATH}/${CCP_COLLECTION}/`)) {
+      return [`container_cluster_path must be a path under ${ENFORCEMENT_POINT_PATH}/${CCP_COLLECTION}/`];
+    }
+    const policy = tree.get(obj.parent_path);
+    if (!policy) return [];
+    return [
+      ...antreaPolicyErrors(tree, policy),
+      ...tree
+        .children(policy.path, 'rules')
+        .flatMap((r) => antreaRuleErrors(tree, r).map((e) => `rule ${r.id}: ${e}`)),
+    ];
   },
   references: (obj) =>
     typeof obj['container_cluster_path'] === 'string' ? [obj['container_cluster_path']] : [],
@@ -153,7 +230,10 @@ export const securityPolicyKind: PolicyKind = {
     obj['stateful'] ??= true;
     obj['scope'] ??= ['ANY'];
   },
-  validate: (obj) => endpointErrors('scope', obj['scope'], false),
+  validate: (obj, { tree }) => [
+    ...endpointErrors('scope', obj['scope'], false),
+    ...(isAntreaSpanned(tree, obj.path) ? antreaPolicyErrors(tree, obj) : []),
+  ],
   references: (obj) => pathsIn(obj['scope']),
   render: (obj, tree) => ({ rule_count: tree.children(obj.path, 'rules').length }),
 };

@@ -35,6 +35,7 @@ export class SimStore {
   private saving: Promise<void> | undefined;
   private dirty = false;
   private lastSaveError: unknown;
+  private batch: Set<ChangeKind> | undefined;
 
   constructor(
     private readonly persistence: StatePersistence,
@@ -55,7 +56,36 @@ export class SimStore {
     return true;
   }
 
+  /**
+   * Runs `fn` as one change: commits inside are collected and emitted once at the end; if `fn`
+   * throws, the state is restored to what it was before and nothing is emitted or saved.
+   */
+  transaction<T>(fn: () => T): T {
+    const outer = this.batch === undefined;
+    const snapshot = outer ? structuredClone(this.state) : undefined;
+    if (outer) this.batch = new Set();
+    try {
+      return fn();
+    } catch (err) {
+      if (outer && snapshot) {
+        this.state = snapshot;
+        this.batch = new Set();
+      }
+      throw err;
+    } finally {
+      if (outer) {
+        const kinds = this.batch ?? new Set();
+        this.batch = undefined;
+        for (const k of kinds) this.commit(k);
+      }
+    }
+  }
+
   commit(kind: ChangeKind): void {
+    if (this.batch) {
+      this.batch.add(kind);
+      return;
+    }
     this.generation += 1;
     if (kind === 'policy' || kind === 'admin') this.policyGeneration += 1;
     this.scheduleSave();
