@@ -1,7 +1,16 @@
 import { OvsdbProtocolError } from '../errors.js';
 import { type Condition, encodeConditions } from './operations.js';
 import type { TableSchema } from './schema.js';
-import { type Atom, atomEquals, decodeRow, OvsdbMap, OvsdbSet, type Row, setItems } from './value.js';
+import {
+  type Atom,
+  atomEquals,
+  decodeRow,
+  OvsdbMap,
+  OvsdbSet,
+  type Row,
+  safeKey,
+  setItems,
+} from './value.js';
 
 /**
  * Monitor requests and the updates they produce: `monitor`/`update` (RFC 7047 4.1.5-4.1.6) and
@@ -142,7 +151,7 @@ export function normalizeRow(row: Readonly<Row>, table: TableSchema): Row {
 }
 
 function entries(json: unknown, what: string): [string, unknown][] {
-  return Object.entries(objectOf(json, what));
+  return Object.entries(objectOf(json, what)).map(([k, v]) => [safeKey(k, what), v]);
 }
 
 function objectOf(json: unknown, what: string): Record<string, unknown> {

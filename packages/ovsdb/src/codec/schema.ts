@@ -1,4 +1,5 @@
 import { OvsdbProtocolError } from '../errors.js';
+import { safeKey } from './value.js';
 
 /**
  * The parts of a database schema (RFC 7047 section 3.2) a client needs: table and column names and
@@ -35,9 +36,12 @@ export function decodeSchema(json: unknown): DatabaseSchema {
     const table = asObject(t, `table ${name}`);
     const columns: Record<string, ColumnSchema> = {};
     for (const [col, c] of Object.entries(asObject(table['columns'], `table ${name} columns`))) {
-      columns[col] = decodeColumn(asObject(c, `column ${name}.${col}`)['type'], `${name}.${col}`);
+      columns[safeKey(col, 'column')] = decodeColumn(
+        asObject(c, `column ${name}.${col}`)['type'],
+        `${name}.${col}`,
+      );
     }
-    tables[name] = { columns, isRoot: table['isRoot'] === true };
+    tables[safeKey(name, 'table')] = { columns, isRoot: table['isRoot'] === true };
   }
   return { name: s['name'], version: typeof s['version'] === 'string' ? s['version'] : '', tables };
 }

@@ -128,8 +128,17 @@ export function decodeRow(json: unknown): Row {
     throw new OvsdbProtocolError(`row is not an object: ${preview(json)}`);
   }
   const row: Row = {};
-  for (const [column, value] of Object.entries(json)) row[column] = decodeValue(value);
+  for (const [column, value] of Object.entries(json)) row[safeKey(column, 'column')] = decodeValue(value);
   return row;
+}
+
+/**
+ * Names from the wire become keys of plain objects; `__proto__` would replace the object's
+ * prototype instead of adding a key. No OVSDB schema uses it, so refuse it.
+ */
+export function safeKey(key: string, what: string): string {
+  if (key === '__proto__') throw new OvsdbProtocolError(`${what} name "__proto__" is not allowed`);
+  return key;
 }
 
 // ---- reading values without a schema ------------------------------------------------------------
