@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManagedProcess, makeTempDir, run, type TempDir, waitFor } from '@antrea-ts/harness';
+import { freePort, ManagedProcess, makeTempDir, run, type TempDir, waitFor } from '@antrea-ts/harness';
 import { OVS_DB, OvsBridgeClient, OvsdbError, OvsdbRpcClient, type TableUpdates2 } from '@antrea-ts/ovsdb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ describe('OVSDB client across an ovsdb-server crash', () => {
   let client: OvsdbRpcClient;
   let socket: string;
   let dbFile: string;
+  let tcpPort: number;
 
   const startServer = async () => {
     const started = new ManagedProcess({
@@ -36,6 +37,7 @@ describe('OVSDB client across an ovsdb-server crash', () => {
         'ovsdb-server',
         dbFile,
         `--remote=punix:${socket}`,
+        `--remote=ptcp:${tcpPort}:127.0.0.1`,
         `--unixctl=${join(dir.path, 'ovsdb-server.ctl')}`,
         `--pidfile=${join(dir.path, 'ovsdb-server.pid')}`,
       ],
@@ -51,6 +53,7 @@ describe('OVSDB client across an ovsdb-server crash', () => {
     dir = makeTempDir('ovsdb-reconnect');
     socket = join(dir.path, 'db.sock');
     dbFile = join(dir.path, 'conf.db');
+    tcpPort = await freePort();
     await run(['ovsdb-tool', 'create', dbFile, '/usr/share/openvswitch/vswitch.ovsschema']);
     await startServer();
     await run(['ovs-vsctl', `--db=unix:${socket}`, '--no-wait', 'init']);
@@ -135,5 +138,16 @@ describe('OVSDB client across an ovsdb-server crash', () => {
     await startServer();
     await client.waitConnected(30_000);
     expect(await client.listDbs()).toContain(OVS_DB);
+  });
+
+  it('speaks the same protocol over TCP', async () => {
+    const tcp = new OvsdbRpcClient({ endpoint: `tcp:127.0.0.1:${tcpPort}`, logger });
+    try {
+      await tcp.start(undefined, { timeoutMs: 10_000 });
+      expect(await tcp.listDbs()).toContain(OVS_DB);
+      expect((await new OvsBridgeClient(tcp, { logger }).getBridge('br-after'))?.name).toBe('br-after');
+    } finally {
+      await tcp.stop();
+    }
   });
 });
