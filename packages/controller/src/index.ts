@@ -6,6 +6,8 @@ export * from './errors.js';
 export * from './inputs.js';
 export * from './labels/group-selector.js';
 export * from './labels/selector.js';
+export * from './store/convert.js';
+export * from './store/ram-store.js';
 export * from './tiers.js';
 export * from './types.js';
 export * from './uuid.js';

@@ -425,11 +425,19 @@ function withPeer(
   peer: NetworkPolicyPeer,
   ruleATGs: readonly GroupRequest[],
 ): NetworkPolicyRule {
-  const rule: NetworkPolicyRule = { ...base };
-  if (base.direction === 'In') rule.from = peer;
-  else rule.to = peer;
-  if (services) rule.services = services;
-  if (ruleATGs.length > 0) rule.appliedToGroups = ruleATGs.map((g) => g.name);
+  const rule: NetworkPolicyRule = {
+    direction: base.direction,
+    from: base.direction === 'In' ? peer : undefined,
+    to: base.direction === 'Out' ? peer : undefined,
+    services,
+    priority: base.priority,
+    action: base.action,
+    enableLogging: base.enableLogging,
+    appliedToGroups: ruleATGs.length > 0 ? ruleATGs.map((g) => g.name) : undefined,
+    name: base.name,
+    l7Protocols: base.l7Protocols,
+    logLabel: base.logLabel,
+  };
   return rule;
 }
 

@@ -1,6 +1,6 @@
 import type { GroupSelector } from '../labels/group-selector.js';
-import type { Labels, Selector } from '../labels/selector.js';
-import { addTo } from '../multimap.js';
+import { type Labels, labelPairKey, type Selector } from '../labels/selector.js';
+import { KeyedBucket } from './keyed-bucket.js';
 
 // The grouping index matches Pods against selectors at the granularity of *label sets*, not Pods:
 // all Pods of one Namespace with identical labels share one LabelItem, and all groups with the same
@@ -40,6 +40,8 @@ export interface NamespaceEntity<T = unknown> {
   /** undefined while the Namespace object is unknown (Pods may arrive before it). */
   labels: Labels | undefined;
   readonly labelItems: Map<string, LabelItem<T>>;
+  /** The same label items, indexed by label pair once there are many. */
+  readonly labelBucket: KeyedBucket<LabelItem<T>>;
   readonly nsSelectors: Set<NsSelectorItem<T>>;
 }
 
@@ -47,7 +49,7 @@ export interface NsSelectorItem<T = unknown> {
   readonly key: string;
   readonly selector: Selector;
   readonly namespaces: Set<NamespaceEntity<T>>;
-  readonly selectorItems: Set<SelectorItem<T>>;
+  readonly selectorItems: KeyedBucket<SelectorItem<T>>;
 }
 
 export interface SelectorItem<T = unknown> {
@@ -70,11 +72,36 @@ function scopeOf(sel: GroupSelector): Scope {
   return 'nothing';
 }
 
+function labelItemKeys<T>(li: LabelItem<T>): string[] {
+  const out: string[] = [];
+  for (const k in li.labels) out.push(labelPairKey(k, li.labels[k]!));
+  return out;
+}
+
+function selectorItemKeys<T>(si: SelectorItem<T>): string[] {
+  const k = si.selector.podSelector?.indexKey;
+  return k === undefined ? [] : [k];
+}
+
+function newLabelBucket<T>(): KeyedBucket<LabelItem<T>> {
+  return new KeyedBucket<LabelItem<T>>(labelItemKeys<T>);
+}
+
+function newSelectorBucket<T>(): KeyedBucket<SelectorItem<T>> {
+  return new KeyedBucket<SelectorItem<T>>(selectorItemKeys<T>);
+}
+
 function labelSetKey(namespace: string, labels: Labels): string {
   const keys = Object.keys(labels).sort();
-  let key = namespace;
-  for (const k of keys) key += `\x00${k}\x01${labels[k]}`;
-  return key;
+  const parts = [namespace];
+  for (const k of keys) parts.push(k, labels[k]!);
+  // join() gives a flat string; the key is retained per label set and hashed on every Pod update.
+  return parts.join('\x00');
+}
+
+/** "namespace/name" as a flat string. */
+export function podKey(namespace: string, name: string): string {
+  return [namespace, name].join('/');
 }
 
 export class GroupingIndex<T = unknown> {
@@ -83,9 +110,9 @@ export class GroupingIndex<T = unknown> {
   private readonly nsSelectorItems = new Map<string, NsSelectorItem<T>>();
   private readonly selectorItems = new Map<string, SelectorItem<T>>();
   /** Selector items pinned to one Namespace, by Namespace name. */
-  private readonly byNamespace = new Map<string, Set<SelectorItem<T>>>();
+  private readonly byNamespace = new Map<string, KeyedBucket<SelectorItem<T>>>();
   /** Selector items with a podSelector and no Namespace restriction. */
-  private readonly clusterWide = new Set<SelectorItem<T>>();
+  private readonly clusterWide = newSelectorBucket<T>();
   /** Selector items whose member set (or a member's attributes) changed since the last drain. */
   private dirty = new Set<SelectorItem<T>>();
 
@@ -111,7 +138,7 @@ export class GroupingIndex<T = unknown> {
   }
 
   getPod(namespace: string, name: string): PodEntity<T> | undefined {
-    return this.pods.get(`${namespace}/${name}`);
+    return this.pods.get(podKey(namespace, name));
   }
 
   namespaceLabels(name: string): Labels | undefined {
@@ -130,7 +157,13 @@ export class GroupingIndex<T = unknown> {
   private nsEntity(name: string): NamespaceEntity<T> {
     let ns = this.namespaces.get(name);
     if (!ns) {
-      ns = { name, labels: undefined, labelItems: new Map(), nsSelectors: new Set() };
+      ns = {
+        name,
+        labels: undefined,
+        labelItems: new Map(),
+        labelBucket: newLabelBucket(),
+        nsSelectors: new Set(),
+      };
       this.namespaces.set(name, ns);
       for (const nsi of this.nsSelectorItems.values()) if (this.nsMatches(nsi, ns)) this.linkNs(nsi, ns);
     }
@@ -180,14 +213,20 @@ export class GroupingIndex<T = unknown> {
         nsi.namespaces.delete(ns);
         ns.nsSelectors.delete(nsi);
       }
-      for (const si of nsi.selectorItems) {
-        for (const li of ns.labelItems.values()) {
-          if (now) {
+      for (const si of nsi.selectorItems.items) {
+        if (now) {
+          for (const li of this.labelCandidates(ns, si))
             if (this.podSelectorMatches(si, li)) this.link(si, li);
-          } else if (si.labelItems.has(li)) this.unlink(si, li);
+        } else {
+          for (const li of ns.labelItems.values()) if (si.labelItems.has(li)) this.unlink(si, li);
         }
       }
     }
+  }
+
+  /** Label items of `ns` that could match `si` (narrowed by the selector's index key). */
+  private labelCandidates(ns: NamespaceEntity<T>, si: SelectorItem<T>): Iterable<LabelItem<T>> {
+    return ns.labelBucket.candidatesFor(si.selector.podSelector?.indexKey);
   }
 
   private podSelectorMatches(si: SelectorItem<T>, li: LabelItem<T>): boolean {
@@ -207,12 +246,13 @@ export class GroupingIndex<T = unknown> {
     this.dirty.add(si);
   }
 
-  private candidateSelectors(ns: NamespaceEntity<T>): Iterable<SelectorItem<T>> {
+  private candidateSelectors(ns: NamespaceEntity<T>, li: LabelItem<T>): SelectorItem<T>[] {
+    const keys = labelItemKeys(li);
     const out: SelectorItem<T>[] = [];
     const pinned = this.byNamespace.get(ns.name);
-    if (pinned) for (const si of pinned) out.push(si);
-    for (const nsi of ns.nsSelectors) for (const si of nsi.selectorItems) out.push(si);
-    for (const si of this.clusterWide) out.push(si);
+    if (pinned) for (const si of pinned.candidatesForAny(keys)) out.push(si);
+    for (const nsi of ns.nsSelectors) for (const si of nsi.selectorItems.candidatesForAny(keys)) out.push(si);
+    for (const si of this.clusterWide.candidatesForAny(keys)) out.push(si);
     return out;
   }
 
@@ -222,7 +262,8 @@ export class GroupingIndex<T = unknown> {
     if (li) return li;
     li = { key, ns, labels, pods: new Set(), selectors: new Set() };
     ns.labelItems.set(key, li);
-    for (const si of this.candidateSelectors(ns)) if (this.podSelectorMatches(si, li)) this.link(si, li);
+    ns.labelBucket.add(li);
+    for (const si of this.candidateSelectors(ns, li)) if (this.podSelectorMatches(si, li)) this.link(si, li);
     return li;
   }
 
@@ -234,6 +275,7 @@ export class GroupingIndex<T = unknown> {
     }
     li.selectors.clear();
     li.ns.labelItems.delete(li.key);
+    li.ns.labelBucket.delete(li);
     this.gcNamespace(li.ns);
   }
 
@@ -242,7 +284,7 @@ export class GroupingIndex<T = unknown> {
    * any attribute changed. Returns the entity.
    */
   upsertPod(state: PodState, makePayload: (s: PodState, prev: T | undefined) => T): PodEntity<T> {
-    const key = `${state.namespace}/${state.name}`;
+    const key = podKey(state.namespace, state.name);
     const existing = this.pods.get(key);
     const ns = this.nsEntity(state.namespace);
     if (!existing) {
@@ -273,7 +315,7 @@ export class GroupingIndex<T = unknown> {
   }
 
   deletePod(namespace: string, name: string): PodEntity<T> | undefined {
-    const key = `${namespace}/${name}`;
+    const key = podKey(namespace, name);
     const pod = this.pods.get(key);
     if (!pod) return undefined;
     this.pods.delete(key);
@@ -298,21 +340,29 @@ export class GroupingIndex<T = unknown> {
     this.selectorItems.set(si.key, si);
     switch (scope) {
       case 'namespace': {
-        addTo(this.byNamespace, sel.namespace, si);
+        let bucket = this.byNamespace.get(sel.namespace);
+        if (!bucket) {
+          bucket = newSelectorBucket();
+          this.byNamespace.set(sel.namespace, bucket);
+        }
+        bucket.add(si);
         const ns = this.namespaces.get(sel.namespace);
         if (ns)
-          for (const li of ns.labelItems.values()) if (this.podSelectorMatches(si, li)) this.link(si, li);
+          for (const li of this.labelCandidates(ns, si))
+            if (this.podSelectorMatches(si, li)) this.link(si, li);
         break;
       }
       case 'nsSelector':
         nsi!.selectorItems.add(si);
         for (const ns of nsi!.namespaces)
-          for (const li of ns.labelItems.values()) if (this.podSelectorMatches(si, li)) this.link(si, li);
+          for (const li of this.labelCandidates(ns, si))
+            if (this.podSelectorMatches(si, li)) this.link(si, li);
         break;
       case 'cluster':
         this.clusterWide.add(si);
         for (const ns of this.namespaces.values())
-          for (const li of ns.labelItems.values()) if (this.podSelectorMatches(si, li)) this.link(si, li);
+          for (const li of this.labelCandidates(ns, si))
+            if (this.podSelectorMatches(si, li)) this.link(si, li);
         break;
       case 'nothing':
         break;
@@ -345,7 +395,7 @@ export class GroupingIndex<T = unknown> {
   private acquireNsSelector(selector: Selector): NsSelectorItem<T> {
     let nsi = this.nsSelectorItems.get(selector.text);
     if (nsi) return nsi;
-    nsi = { key: selector.text, selector, namespaces: new Set(), selectorItems: new Set() };
+    nsi = { key: selector.text, selector, namespaces: new Set(), selectorItems: newSelectorBucket() };
     this.nsSelectorItems.set(nsi.key, nsi);
     for (const ns of this.namespaces.values()) if (this.nsMatches(nsi, ns)) this.linkNs(nsi, ns);
     return nsi;

@@ -30,6 +30,11 @@ export interface Selector {
   readonly text: string;
   /** True for the empty selector `{}`, which matches everything. */
   readonly empty: boolean;
+  /**
+   * labelKey(k, v) of one `k=v` requirement when there is one: every matching label set contains
+   * it, so indexes can narrow candidates to label sets with that pair.
+   */
+  readonly indexKey: string | undefined;
   matches(labels: Labels): boolean;
 }
 
@@ -66,7 +71,12 @@ function requirementMatches(r: Requirement, labels: Labels): boolean {
   }
 }
 
-const EVERYTHING: Selector = { text: '', empty: true, matches: () => true };
+const EVERYTHING: Selector = { text: '', empty: true, indexKey: undefined, matches: () => true };
+
+/** The index key of one label pair (see Selector.indexKey). */
+export function labelPairKey(key: string, value: string): string {
+  return [key, value].join('\x00');
+}
 
 /**
  * Compiles a LabelSelector like metav1.LabelSelectorAsSelector: matchLabels become `key=value`
@@ -109,13 +119,15 @@ export function compileSelector(sel: LabelSelector): Selector {
     .sort((a, b) => (a.r.key < b.r.key ? -1 : a.r.key > b.r.key ? 1 : a.i - b.i))
     .map((x) => x.r);
   const text = sorted.map(requirementText).join(',');
+  const eq = sorted.find((r) => r.op === 'Equals');
+  const indexKey = eq ? labelPairKey(eq.key, eq.values[0]!) : undefined;
   // Specialize the overwhelmingly common single `key=value` selector.
   if (sorted.length === 1 && sorted[0]!.op === 'Equals') {
     const { key } = sorted[0]!;
     const value = sorted[0]!.values[0];
-    return { text, empty: false, matches: (l) => l[key] === value && Object.hasOwn(l, key) };
+    return { text, empty: false, indexKey, matches: (l) => l[key] === value && Object.hasOwn(l, key) };
   }
-  return { text, empty: false, matches: (l) => sorted.every((r) => requirementMatches(r, l)) };
+  return { text, empty: false, indexKey, matches: (l) => sorted.every((r) => requirementMatches(r, l)) };
 }
 
 /** A compiled selector that matches everything (`{}`). */
