@@ -65,12 +65,14 @@ export function registerClusterControlPlaneRoutes(app: FastifyInstance, ctx: Sim
       const ccp = ctx.tree.get(path);
       if (!ccp) return;
       const cascade = (req.query as Record<string, unknown>)['cascade'] === 'true';
-      if (cascade) {
-        for (const [from] of ctx.tree.referrersOf(path)) ctx.tree.removeSubtree(from);
-      }
-      ctx.tree.delete(path);
-      forgetCluster(ctx, ccp.id);
-      ctx.store.commit('policy');
+      ctx.store.transaction(() => {
+        if (cascade) {
+          for (const [from] of ctx.tree.referrersOf(path)) ctx.tree.removeSubtree(from);
+        }
+        ctx.tree.delete(path);
+        forgetCluster(ctx, ccp.id);
+        ctx.store.commit('policy');
+      });
     },
   });
 
