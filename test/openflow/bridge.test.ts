@@ -10,9 +10,9 @@ import {
   OpenFlowBridge,
   type PacketIn2,
 } from '@antrea-ts/openflow';
+import { SAMPLE_FLOWS } from '@antrea-ts/openflow/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_FLOWS } from '../../packages/openflow/src/testing/sample-flows.js';
 
 const BR = 'br-of';
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });

@@ -11,8 +11,8 @@ import {
   formatActions,
   formatMatch,
 } from '@antrea-ts/openflow';
+import { SAMPLE_FLOWS } from '@antrea-ts/openflow/testing';
 import { describe, expect, it } from 'vitest';
-import { SAMPLE_FLOWS } from '../../packages/openflow/src/testing/sample-flows.js';
 
 const run = promisify(execFile);
 

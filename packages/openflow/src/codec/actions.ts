@@ -287,8 +287,9 @@ function encodeController(w: Writer, a: ControllerAction): void {
     w.setU16(p + 2, w.length - p);
     w.padTo(8, p);
   };
-  if (a.maxLen !== undefined && a.maxLen !== OFPCML_NO_BUFFER) prop(NXAC2PT.MAX_LEN, (x) => x.u16(a.maxLen!));
-  if (a.controllerId) prop(NXAC2PT.CONTROLLER_ID, (x) => x.u16(a.controllerId!));
+  if (a.maxLen !== undefined && a.maxLen !== OFPCML_NO_BUFFER)
+    prop(NXAC2PT.MAX_LEN, (x) => x.u16(a.maxLen!).zeros(2));
+  if (a.controllerId) prop(NXAC2PT.CONTROLLER_ID, (x) => x.u16(a.controllerId!).zeros(2));
   if (a.reason !== undefined && a.reason !== 'action') prop(NXAC2PT.REASON, (x) => x.u8(OFPR[a.reason!]));
   if (a.userdata?.length) prop(NXAC2PT.USERDATA, (x) => x.bytes(a.userdata!));
   if (a.pause) prop(NXAC2PT.PAUSE, () => {});
@@ -323,7 +324,7 @@ export function encodeAction(w: Writer, a: Action): void {
       w.u16(OFPAT.OUTPUT)
         .u16(16)
         .u32(a.port)
-        .u16(a.maxLen ?? OFPCML_NO_BUFFER)
+        .u16(a.maxLen ?? (a.port === OFPP_CONTROLLER ? OFPCML_NO_BUFFER : 0)) // OVS sends 0 unless controller
         .zeros(6);
       return;
     case 'group':
@@ -362,7 +363,7 @@ export function encodeAction(w: Writer, a: Action): void {
       nxHeader(w, NXAST_OUTPUT_REG);
       w.u16(ofsNbits(a.src))
         .u32(refHeader(a.src))
-        .u16(a.maxLen ?? 0)
+        .u16(a.maxLen ?? OFPCML_NO_BUFFER)
         .zeros(6);
       finishAction(w, start);
       return;
@@ -417,6 +418,8 @@ export function encodeAction(w: Writer, a: Action): void {
 }
 
 const NXAST_OUTPUT_REG = 15;
+/** OVS's 16-bit NXAC2PT properties carry 2 padding bytes inside their length (len 8). */
+const OFPP_CONTROLLER = 0xfffffffd;
 
 /** 32-bit reserved ports map to their 16-bit OpenFlow 1.0 forms in NX actions. */
 function portTo16(p: number): number {
@@ -654,7 +657,7 @@ function decodeNx(r: Reader, raw: Buffer): DecodedAction {
       return {
         type: 'output_reg',
         src: refField(h, on >> 6, (on & 0x3f) + 1),
-        ...(maxLen ? { maxLen } : {}),
+        ...(maxLen !== OFPCML_NO_BUFFER ? { maxLen } : {}),
       };
     }
     case NXAST.DEC_TTL_CNT_IDS:
@@ -676,7 +679,8 @@ function decodeOne(r: Reader): DecodedAction {
     case OFPAT.OUTPUT: {
       const port = b.u32();
       const maxLen = b.u16();
-      return { type: 'output', port, ...(maxLen !== OFPCML_NO_BUFFER ? { maxLen } : {}) };
+      const isDefault = port === OFPP_CONTROLLER ? maxLen === OFPCML_NO_BUFFER : maxLen === 0;
+      return { type: 'output', port, ...(isDefault ? {} : { maxLen }) };
     }
     case OFPAT.GROUP:
       return { type: 'group', groupId: b.u32() };

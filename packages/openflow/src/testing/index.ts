@@ -1,0 +1,2 @@
+export { FakeSwitch } from './fake-switch.js';
+export { SAMPLE_FLOWS, type SampleFlow } from './sample-flows.js';
