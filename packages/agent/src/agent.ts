@@ -1,0 +1,396 @@
+import { CniServer } from '@antrea-ts/cni/server';
+import type { OvsBridgeClient } from '@antrea-ts/ovsdb';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import {
+  AgentInfoUpdater,
+  type AgentInfoWriter,
+  type AgentSnapshot,
+  buildAgentInfo,
+} from './agentinfo/agent-info.js';
+import { AgentMetrics } from './api/metrics.js';
+import { buildRestApi } from './api/rest-server.js';
+import { CniPodAdapter } from './cniserver/cni-adapter.js';
+import { AGENT_CNI_VERSIONS } from './cniserver/cni-request.js';
+import { HostLocalIpam } from './cniserver/host-local-ipam.js';
+import { InterfaceStore } from './cniserver/interface-store.js';
+import { PodConfigurator, podFlowOwner } from './cniserver/pod-configurator.js';
+import { type AgentConfig, podMtu } from './config.js';
+import { AgentError } from './errors.js';
+import type { NodeInfo, NodeSource } from './k8s/node-source.js';
+import type { CommandRunner } from './net/command-runner.js';
+import { HostNetwork } from './net/host-network.js';
+import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
+import { CookieAllocator, ROUND_MASK, ROUND_SHIFT } from './openflow/cookie.js';
+import { gatewayFlows } from './openflow/features/gateway.js';
+import { pipelineFlows } from './openflow/features/pipeline-flows.js';
+import { podFlows } from './openflow/features/pod-connectivity.js';
+import { tunnelFlows } from './openflow/features/tunnel.js';
+import { FlowCache } from './openflow/flow-cache.js';
+import type { FlowContext } from './openflow/flow-context.js';
+import type { FlowSwitch } from './openflow/of-connection.js';
+import { DEFAULT_FEATURES, Pipeline } from './openflow/pipeline.js';
+import { initBridge, persistRound } from './ovs/bridge-init.js';
+import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
+import { IptablesSnat } from './snat/iptables-snat.js';
+
+export const AGENT_VERSION = '0.1.0-antrea-ts';
+
+export interface AgentDeps {
+  readonly config: AgentConfig;
+  readonly logger: Logger;
+  /** Typed Open_vSwitch client on the local ovsdb-server. */
+  readonly bridges: OvsBridgeClient;
+  readonly ovsdbConnected?: () => boolean;
+  /** OpenFlow session on br-int's management socket (started by the caller). */
+  readonly sw: FlowSwitch;
+  /** Runs commands in the Node's network namespace. */
+  readonly nodeRunner: CommandRunner;
+  /** Runs CNI plugin binaries (host-local). */
+  readonly pluginRunner: CommandRunner;
+  readonly nodes: NodeSource;
+  /** AntreaAgentInfo destination; none disables the heartbeat. */
+  readonly agentInfoWriter?: AgentInfoWriter;
+  readonly agentInfoIntervalMs?: number;
+  readonly now?: () => Date;
+  readonly randomBytes: (n: number) => Buffer;
+  /** Serve the REST API (default true). */
+  readonly serveApi?: boolean;
+  /** How long to wait for the Node to get a podCIDR. */
+  readonly nodeWaitMs?: number;
+}
+
+/** Facts learned at start-up. */
+export interface AgentRuntime {
+  readonly node: NodeInfo;
+  readonly podCidr: string;
+  readonly gatewayIp: string;
+  readonly gatewayMac: string;
+  readonly gatewayOfport: number;
+  readonly tunnelOfport: number | undefined;
+  readonly podMtu: number;
+  readonly transport: { name: string; mtu: number; prefix: number };
+  readonly round: number;
+}
+
+/**
+ * antrea-agent's connectivity half, composed from injected clients (Antrea cmd/antrea-agent
+ * agent.go + pkg/agent/agent.go initializer). start() brings the Node's datapath to the wanted
+ * state — adopting what a previous run left — and then serves CNI and the API; stop() leaves the
+ * datapath in place so Pods keep their connectivity while the agent is away.
+ */
+export class Agent {
+  private readonly log: Logger;
+  readonly metrics = new AgentMetrics();
+  readonly pipeline = new Pipeline(DEFAULT_FEATURES);
+  readonly store = new InterfaceStore();
+  private flows: FlowCache | undefined;
+  private routes: NodeRouteController | undefined;
+  private cni: CniServer | undefined;
+  private api: FastifyInstance | undefined;
+  private info: AgentInfoUpdater | undefined;
+  private runtimeState: AgentRuntime | undefined;
+  private isReady = false;
+  private stopped = false;
+  private unsubscribe: (() => void) | undefined;
+  private readonly host: HostNetwork;
+  private lastReplayMs: number | undefined;
+
+  constructor(private readonly deps: AgentDeps) {
+    this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
+    this.host = new HostNetwork(deps.nodeRunner);
+  }
+
+  get runtime(): AgentRuntime {
+    if (!this.runtimeState) throw new AgentError('AGENT_STOPPED', 'agent not started');
+    return this.runtimeState;
+  }
+
+  get apiAddress(): string | undefined {
+    const addr = this.api?.server.address();
+    return addr && typeof addr === 'object' ? `http://${addr.address}:${addr.port}` : undefined;
+  }
+
+  get flowCache(): FlowCache {
+    if (!this.flows) throw new AgentError('AGENT_STOPPED', 'agent not started');
+    return this.flows;
+  }
+
+  /** Duration of the last flow replay after an OpenFlow reconnection, in ms. */
+  get lastReplayDurationMs(): number | undefined {
+    return this.lastReplayMs;
+  }
+
+  ready(): boolean {
+    return this.isReady;
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    const deps = this.deps;
+    const config = deps.config;
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+
+    // 1. The Node: podCIDR and Node IP. Node events arriving meanwhile are replayed to the route controller.
+    const pending = new Map<string, NodeInfo | undefined>();
+    let routeSink: NodeRouteController | undefined;
+    let syncedNames: readonly string[] | undefined;
+    let localNode: NodeInfo | undefined;
+    let nodeArrived: (() => void) | undefined;
+    await deps.nodes.start(
+      {
+        upsert: (n) => {
+          if (n.name === config.nodeName) {
+            localNode = n;
+            nodeArrived?.();
+          }
+          if (routeSink) routeSink.upsert(n);
+          else pending.set(n.name, n);
+        },
+        remove: (name) => {
+          if (routeSink) routeSink.remove(name);
+          else pending.set(name, undefined);
+        },
+        synced: (names) => {
+          syncedNames = names;
+        },
+      },
+      signal,
+    );
+    const node = await this.waitForLocalNode(
+      () => localNode,
+      (cb) => {
+        nodeArrived = cb;
+      },
+    );
+    const podCidr = node.podCidrs.find((c) => !c.includes(':'))!;
+    const nodeIp = node.internalIp!;
+    const transport = await this.host.linkWithAddress(nodeIp);
+    if (!transport) throw new AgentError('AGENT_CONFIG_INVALID', `no interface holds the Node IP ${nodeIp}`);
+    const mtu = podMtu(config, transport.mtu);
+    await this.host.enableIpv4Forwarding();
+    const gwIp = gatewayIp(podCidr);
+
+    // 2. br-int, antrea-gw0, antrea-tun0.
+    const bridge = await initBridge(deps.bridges, config, mtu, this.log);
+    await this.host.configureLink(config.gatewayName, {
+      mtu,
+      address: `${gwIp}/${parseCidr(podCidr).prefix}`,
+    });
+    const gatewayMac = (await this.host.requireLink(config.gatewayName)).mac;
+    for (const p of InterfaceStore.fromPorts(bridge.ports).list()) this.store.add(p);
+
+    // 3. Flows: pipeline, gateway, tunnel and every Pod found on the bridge, in one bundle.
+    const ctx: FlowContext = { pipeline: this.pipeline, cookies: new CookieAllocator(bridge.round) };
+    await deps.sw.waitConnected(30_000);
+    const flows = new FlowCache(deps.sw, this.log);
+    this.flows = flows;
+    const gateway = { ofport: bridge.gatewayOfport, mac: gatewayMac, ip: gwIp };
+    const initial: Array<[string, ReturnType<typeof pipelineFlows>]> = [
+      ['pipeline', pipelineFlows(ctx)],
+      ['gateway', gatewayFlows(ctx, gateway)],
+    ];
+    if (bridge.tunnelOfport !== undefined) initial.push(['tunnel', tunnelFlows(ctx, bridge.tunnelOfport)]);
+    for (const pod of this.store.list())
+      initial.push([podFlowOwner(pod.containerId), podFlows(ctx, pod, gatewayMac)]);
+    await flows.replaceMany(initial);
+    this.runtimeState = {
+      node,
+      podCidr,
+      gatewayIp: gwIp,
+      gatewayMac,
+      gatewayOfport: bridge.gatewayOfport,
+      tunnelOfport: bridge.tunnelOfport,
+      podMtu: mtu,
+      transport,
+      round: bridge.round,
+    };
+
+    // 4. Remote Nodes.
+    const transportSubnet = formatCidr({
+      network:
+        (parseIpv4(nodeIp) & (transport.prefix === 0 ? 0 : (0xffffffff << (32 - transport.prefix)) >>> 0)) >>>
+        0,
+      prefix: transport.prefix,
+    });
+    const local: LocalNode = {
+      name: config.nodeName,
+      nodeIp,
+      transportSubnet,
+      transportInterface: transport.name,
+      podCidr,
+      gatewayMac,
+    };
+    const routes = new NodeRouteController({ config, local, flows, ctx, host: this.host, logger: this.log });
+    this.routes = routes;
+    for (const [name, n] of pending) {
+      if (n) routes.upsert(n);
+      else routes.remove(name);
+    }
+    routeSink = routes;
+    await routes.idle();
+    if (syncedNames) await routes.synced(syncedNames);
+
+    // 5. Everything is re-installed with this round's cookies: what still carries the previous
+    //    round belongs to Pods or Nodes that went away while the agent was down.
+    if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
+      await flows.deleteByCookie(BigInt(bridge.previousRound & 0xffff) << ROUND_SHIFT, ROUND_MASK);
+    }
+    await persistRound(deps.bridges, config, bridge.round);
+
+    // After ovs-vswitchd restarts it has no flows, and a netdev gateway may have lost its address.
+    // Listeners hear only connections made from now on: each is a reconnection.
+    this.unsubscribe = deps.sw.onConnected(() => void this.afterReconnect(gwIp, podCidr, mtu));
+
+    // 6. Pod-to-external SNAT.
+    if (config.snat && config.trafficEncapMode !== 'networkPolicyOnly') {
+      await new IptablesSnat(deps.nodeRunner, this.log).ensure(podCidr, config.gatewayName);
+    }
+
+    // 7. CNI server.
+    const ipam = new HostLocalIpam(deps.pluginRunner, {
+      binDir: config.cniBinDir,
+      dataDir: config.hostLocalDataDir,
+      podCidr,
+      gatewayIp: gwIp,
+    });
+    const configurator = new PodConfigurator({
+      bridgeName: config.bridgeName,
+      mtu,
+      gatewayMac,
+      runner: deps.nodeRunner,
+      bridges: deps.bridges,
+      flows,
+      ctx,
+      ipam,
+      store: this.store,
+      logger: this.log,
+      randomBytes: deps.randomBytes,
+    });
+    this.cni = new CniServer({
+      socketPath: config.cniSocket,
+      configurator: new CniPodAdapter(configurator, gwIp, (command, seconds, ok) =>
+        this.metrics.cniDuration.observe({ command, result: ok ? 'success' : 'failure' }, seconds),
+      ),
+      supportedVersions: AGENT_CNI_VERSIONS,
+      logger: this.log,
+    });
+    await this.cni.start();
+
+    // 8. REST API and AntreaAgentInfo.
+    if (deps.serveApi !== false) {
+      this.api = buildRestApi(
+        {
+          pods: () => this.store.list(),
+          agentInfo: () => buildAgentInfo(this.snapshot(), (deps.now ?? (() => new Date()))()),
+          ready: () => this.isReady,
+          sw: deps.sw,
+          pipeline: this.pipeline,
+          metrics: this.metrics,
+          refreshMetrics: () => {
+            this.metrics.localPods.set(this.store.size);
+            this.metrics.flows.set(flows.size);
+          },
+        },
+        this.log,
+      );
+      await this.api.listen({ host: config.apiBindAddress, port: config.apiPort });
+    }
+    if (deps.agentInfoWriter) {
+      this.info = new AgentInfoUpdater({
+        writer: deps.agentInfoWriter,
+        snapshot: () => this.snapshot(),
+        now: deps.now ?? (() => new Date()),
+        intervalMs: deps.agentInfoIntervalMs ?? 60_000,
+        logger: this.log,
+      });
+      await this.info.start();
+    }
+    this.isReady = true;
+    this.log.info(
+      { podCidr, gatewayIp: gwIp, mtu, pods: this.store.size, flows: flows.size, round: bridge.round },
+      'agent ready',
+    );
+  }
+
+  /** Stops serving; the datapath (bridge, ports, flows, routes) stays for the Pods. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.isReady = false;
+    this.unsubscribe?.();
+    await this.info?.stop();
+    await this.api?.close();
+    await this.cni?.stop();
+    await this.deps.nodes.stop();
+    await this.routes?.idle();
+  }
+
+  /** AntreaAgentInfo inputs. */
+  snapshot(): AgentSnapshot {
+    const rt = this.runtime;
+    const perTable: Record<string, number> = {};
+    for (const f of this.flows?.all() ?? []) {
+      const name = this.pipeline.nameOf(f.table ?? 0) ?? String(f.table);
+      perTable[name] = (perTable[name] ?? 0) + 1;
+    }
+    return {
+      nodeName: this.deps.config.nodeName,
+      version: AGENT_VERSION,
+      podCidrs: rt.node.podCidrs,
+      bridgeName: this.deps.config.bridgeName,
+      flowTable: perTable,
+      localPodNum: this.store.size,
+      ovsdbUp: this.deps.ovsdbConnected?.() ?? true,
+      openflowUp: this.deps.sw.connected,
+      apiPort: this.deps.config.apiPort,
+      transportInterface: rt.transport.name,
+      transportMtu: rt.transport.mtu,
+      podMtu: rt.podMtu,
+      nodeIp: rt.node.internalIp ?? '',
+      transportPrefix: rt.transport.prefix,
+    };
+  }
+
+  private async afterReconnect(gwIp: string, podCidr: string, mtu: number): Promise<void> {
+    const started = performance.now();
+    this.metrics.ofReconnects.inc();
+    try {
+      await this.flows?.replay();
+      await this.host.configureLink(this.deps.config.gatewayName, {
+        mtu,
+        address: `${gwIp}/${parseCidr(podCidr).prefix}`,
+      });
+      await this.routes?.reinstallRoutes();
+      this.lastReplayMs = performance.now() - started;
+      this.log.info({ ms: Math.round(this.lastReplayMs) }, 'datapath restored after OpenFlow reconnection');
+    } catch (err) {
+      this.log.error({ err }, 'restoring the datapath after reconnection failed');
+    }
+  }
+
+  private async waitForLocalNode(
+    current: () => NodeInfo | undefined,
+    onArrival: (cb: () => void) => void,
+  ): Promise<NodeInfo> {
+    const ok = (n: NodeInfo | undefined): n is NodeInfo =>
+      !!n && !!n.internalIp && n.podCidrs.some((c) => !c.includes(':'));
+    const deadline = Date.now() + (this.deps.nodeWaitMs ?? 60_000);
+    for (;;) {
+      const n = current();
+      if (ok(n)) return n;
+      if (Date.now() > deadline || this.stopped) {
+        throw new AgentError(
+          'AGENT_CONFIG_INVALID',
+          `Node ${this.deps.config.nodeName} has no IPv4 podCIDR and InternalIP (is NodeIPAM running?)`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 500);
+        onArrival(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import type { OvsBridgeClient } from '@antrea-ts/ovsdb';
+import type { Logger } from 'pino';
+import { AgentError } from '../errors.js';
+import { type CommandRunner, inNetnsPath } from '../net/command-runner.js';
+import { podFlows } from '../openflow/features/pod-connectivity.js';
+import type { FlowCache } from '../openflow/flow-cache.js';
+import type { FlowContext } from '../openflow/flow-context.js';
+import type { Ipam } from './host-local-ipam.js';
+import { containerInterfaceName, randomMac } from './interface-name.js';
+import { type InterfaceStore, type PodInterface, podExternalIds } from './interface-store.js';
+
+export interface PodRequest {
+  readonly containerId: string;
+  readonly netns: string;
+  readonly ifName: string;
+  readonly podName: string;
+  readonly podNamespace: string;
+}
+
+export interface PodConfiguratorDeps {
+  readonly bridgeName: string;
+  readonly mtu: number;
+  readonly gatewayMac: string;
+  readonly runner: CommandRunner;
+  readonly bridges: OvsBridgeClient;
+  readonly flows: FlowCache;
+  readonly ctx: FlowContext;
+  readonly ipam: Ipam;
+  readonly store: InterfaceStore;
+  readonly logger: Logger;
+  readonly randomBytes: (n: number) => Buffer;
+}
+
+export const podFlowOwner = (containerId: string): string => `pod/${containerId}`;
+
+/**
+ * Wires a Pod to br-int (Antrea pkg/agent/cniserver/pod_configuration.go): IP from IPAM, veth with
+ * one end in the Pod, addresses and default route in the Pod, OVS port carrying the Pod identity,
+ * Pod flows. A failed ADD undoes what it did; DEL is idempotent.
+ */
+export class PodConfigurator {
+  private readonly log: Logger;
+
+  constructor(private readonly deps: PodConfiguratorDeps) {
+    this.log = deps.logger.child({ component: 'pod-configurator' });
+  }
+
+  async add(req: PodRequest): Promise<PodInterface> {
+    const { deps } = this;
+    const existing = deps.store.get(req.containerId);
+    if (existing) return existing;
+    const log = this.log.child({ container: req.containerId, pod: `${req.podNamespace}/${req.podName}` });
+    const hostIfName = containerInterfaceName(req.podName, req.podNamespace, req.containerId);
+    const undo: Array<() => Promise<unknown>> = [];
+    try {
+      const ipam = await deps.ipam.add(req.containerId, req.ifName, req.netns);
+      undo.push(() => deps.ipam.del(req.containerId, req.ifName, req.netns));
+      const ip = ipam.address.split('/')[0]!;
+      const mac = randomMac(deps.randomBytes);
+      const hostMac = randomMac(deps.randomBytes);
+      // One ip process creates the pair with the Pod end already in the Pod's namespace.
+      try {
+        await deps.runner.run(['ip', '-batch', '-'], {
+          input:
+            `link add ${hostIfName} mtu ${deps.mtu} address ${hostMac} type veth peer name ${req.ifName} ` +
+            `address ${mac} mtu ${deps.mtu} netns ${req.netns}\nlink set ${hostIfName} up\n`,
+        });
+      } catch (err) {
+        throw new AgentError(
+          'AGENT_INTERFACE_FAILED',
+          `creating veth for ${req.containerId}: ${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
+      }
+      undo.push(() => deps.runner.run(['ip', 'link', 'del', hostIfName]));
+      await this.configurePodSide(req, ipam.address, ipam.gateway);
+      const identity = {
+        containerId: req.containerId,
+        podName: req.podName,
+        podNamespace: req.podNamespace,
+        ifName: req.ifName,
+        netns: req.netns,
+        ipCidr: ipam.address,
+        ip,
+        mac,
+      };
+      await deps.bridges.addPort(deps.bridgeName, {
+        name: hostIfName,
+        externalIds: podExternalIds(identity),
+      });
+      undo.push(() => deps.bridges.deletePort(deps.bridgeName, hostIfName));
+      const ofport = await deps.bridges.waitForOfport(hostIfName);
+      const pod: PodInterface = { ...identity, hostIfName, ofport, hostMac };
+      await deps.flows.replace(podFlowOwner(req.containerId), podFlows(deps.ctx, pod, deps.gatewayMac));
+      deps.store.add(pod);
+      log.info({ ip: ipam.address, ofport, hostIfName }, 'Pod interface configured');
+      return pod;
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'ADD failed; rolling back');
+      for (const step of undo.reverse()) await step().catch(() => undefined);
+      if (AgentError.is(err)) throw err;
+      throw new AgentError('AGENT_INTERFACE_FAILED', (err as Error).message, { cause: err });
+    }
+  }
+
+  private async configurePodSide(req: PodRequest, address: string, gateway: string): Promise<void> {
+    const { runner } = this.deps;
+    try {
+      await runner.run(inNetnsPath(req.netns, ['ip', '-batch', '-']), {
+        input:
+          `link set lo up\nlink set ${req.ifName} up\naddr add ${address} dev ${req.ifName}\n` +
+          `route replace default via ${gateway} dev ${req.ifName}\n`,
+      });
+      // Userspace conntrack verifies checksums a veth would leave to offload.
+      await runner.run(inNetnsPath(req.netns, ['ethtool', '-K', req.ifName, 'tx', 'off']));
+    } catch (err) {
+      throw new AgentError(
+        'AGENT_INTERFACE_FAILED',
+        `configuring ${req.ifName} in ${req.netns}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  /** Removes everything ADD made. Succeeds when there is nothing left to remove. */
+  async del(req: Pick<PodRequest, 'containerId' | 'netns' | 'ifName'>): Promise<void> {
+    const { deps } = this;
+    const pod = deps.store.get(req.containerId);
+    if (pod) {
+      await deps.flows.remove(podFlowOwner(req.containerId));
+      await deps.bridges.deletePort(deps.bridgeName, pod.hostIfName);
+      // Deleting our end removes the pair, wherever the Pod end is (or if its netns is gone).
+      await deps.runner.run(['ip', 'link', 'del', pod.hostIfName]).catch(() => undefined);
+      deps.store.delete(req.containerId);
+      this.log.info({ container: req.containerId, hostIfName: pod.hostIfName }, 'Pod interface removed');
+    }
+    await deps.ipam.del(req.containerId, pod?.ifName ?? req.ifName, req.netns || pod?.netns || '');
+  }
+
+  /** Verifies the Pod's interface is as ADD left it (CNI CHECK). */
+  async check(req: PodRequest): Promise<void> {
+    const { deps } = this;
+    const pod = deps.store.get(req.containerId);
+    const fail = (why: string): never => {
+      throw new AgentError('AGENT_CHECK_FAILED', `container ${req.containerId}: ${why}`);
+    };
+    if (!pod) return fail('no interface configured');
+    if (pod.ifName !== req.ifName) fail(`interface is ${pod.ifName}, not ${req.ifName}`);
+    let links: Array<{
+      ifname: string;
+      address?: string;
+      addr_info?: Array<{ local: string; prefixlen: number }>;
+    }>;
+    try {
+      links = JSON.parse(
+        await deps.runner.run(inNetnsPath(req.netns, ['ip', '-j', 'addr', 'show', 'dev', req.ifName])),
+      );
+    } catch (err) {
+      return fail(`${req.ifName} missing in ${req.netns}: ${(err as Error).message}`);
+    }
+    const link = links[0];
+    if (link?.address !== pod.mac) fail(`MAC is ${link?.address}, expected ${pod.mac}`);
+    if (!link?.addr_info?.some((a) => `${a.local}/${a.prefixlen}` === pod.ipCidr))
+      fail(`address ${pod.ipCidr} missing`);
+    const iface = await deps.bridges.getInterface(pod.hostIfName);
+    if (!iface || iface.ofport === undefined || iface.ofport < 0) fail(`OVS port ${pod.hostIfName} missing`);
+    try {
+      await deps.ipam.check(req.containerId, req.ifName, req.netns);
+    } catch (err) {
+      fail(`IPAM: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { makeConfig, peerPath, podMtu } from './config.js';
+import { cidrContains, formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
+
+describe('agent config', () => {
+  it('derives the Pod MTU from the transport MTU and the tunnel', () => {
+    const base = { defaultMtu: 0, trafficEncapMode: 'encap' as const };
+    expect(podMtu({ ...base, tunnelType: 'geneve' }, 1500)).toBe(1450);
+    expect(podMtu({ ...base, tunnelType: 'vxlan' }, 1500)).toBe(1450);
+    expect(podMtu({ ...base, tunnelType: 'gre' }, 1500)).toBe(1462);
+    expect(podMtu({ ...base, trafficEncapMode: 'noEncap', tunnelType: 'geneve' }, 1500)).toBe(1500);
+    expect(podMtu({ ...base, defaultMtu: 1400, tunnelType: 'geneve' }, 9000)).toBe(1400);
+  });
+
+  it('chooses the path to a peer Node per encap mode', () => {
+    expect(peerPath('encap', '192.168.1.0/24', '192.168.1.7')).toBe('tunnel');
+    expect(peerPath('hybrid', '192.168.1.0/24', '192.168.1.7')).toBe('route');
+    expect(peerPath('hybrid', '192.168.1.0/24', '192.168.2.7')).toBe('tunnel');
+    expect(peerPath('noEncap', '192.168.1.0/24', '192.168.1.7')).toBe('route');
+    expect(peerPath('noEncap', '192.168.1.0/24', '10.0.0.7')).toBe('none');
+    expect(peerPath('networkPolicyOnly', '192.168.1.0/24', '192.168.1.7')).toBe('none');
+  });
+
+  it('validates modes and tunnel types', () => {
+    expect(() => makeConfig({ nodeName: 'n', trafficEncapMode: 'bogus' as never })).toThrow(
+      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
+    );
+    expect(() => makeConfig({ nodeName: 'n', tunnelType: 'ipip' as never })).toThrow(
+      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
+    );
+    expect(makeConfig({ nodeName: 'n' }).tunnelType).toBe('geneve');
+    expect(Object.isFrozen(makeConfig({ nodeName: 'n' }))).toBe(true);
+  });
+});
+
+describe('IPv4 helpers', () => {
+  it('parses and formats CIDRs, gateway is the first host', () => {
+    expect(formatCidr(parseCidr('10.10.1.77/24'))).toBe('10.10.1.0/24');
+    expect(gatewayIp('10.10.1.0/24')).toBe('10.10.1.1');
+    expect(gatewayIp('10.244.0.0/16')).toBe('10.244.0.1');
+    expect(cidrContains(parseCidr('10.10.1.0/24'), '10.10.1.200')).toBe(true);
+    expect(cidrContains(parseCidr('10.10.1.0/24'), '10.10.2.1')).toBe(false);
+    expect(cidrContains(parseCidr('0.0.0.0/0'), '1.2.3.4')).toBe(true);
+    expect(parseIpv4('255.255.255.255')).toBe(0xffffffff);
+    expect(() => parseIpv4('1.2.3')).toThrow();
+    expect(() => parseCidr('10.0.0.0/33')).toThrow();
+    expect(() => gatewayIp('10.0.0.0/31')).toThrow();
+  });
+});

@@ -1,0 +1,115 @@
+import {
+  AGENT_API_PORT,
+  BRIDGE_NAME,
+  CNI_SOCKET_PATH,
+  GATEWAY_PORT_NAME,
+  TUNNEL_PORT_NAME,
+} from '@antrea-ts/apis';
+import { AgentError } from './errors.js';
+import { cidrContains, parseCidr } from './net/ipv4.js';
+
+/** Antrea's TrafficEncapMode (pkg/agent/config/traffic_encap_mode.go). */
+export type TrafficEncapMode = 'encap' | 'noEncap' | 'hybrid' | 'networkPolicyOnly';
+export type TunnelType = 'geneve' | 'vxlan' | 'gre' | 'stt';
+
+export const ENCAP_MODES: readonly TrafficEncapMode[] = ['encap', 'noEncap', 'hybrid', 'networkPolicyOnly'];
+export const TUNNEL_TYPES: readonly TunnelType[] = ['geneve', 'vxlan', 'gre', 'stt'];
+
+/**
+ * Bytes a tunnel adds to each IPv4 packet (Antrea pkg/agent/config: outer IPv4 20 + UDP 8 +
+ * Geneve/VXLAN 8 + inner Ethernet 14; GRE 4 + 14; STT: TCP-like 20 + STT 18, rounded as Antrea does).
+ */
+export const TUNNEL_OVERHEAD: Readonly<Record<TunnelType, number>> = Object.freeze({
+  geneve: 50,
+  vxlan: 50,
+  gre: 38,
+  stt: 50,
+});
+
+/** ofport requests Antrea makes so the numbers survive restarts (FirstControllerOFPort = 32768). */
+export const TUNNEL_OFPORT = 32768;
+export const GATEWAY_OFPORT = 32769;
+
+export interface AgentConfig {
+  readonly nodeName: string;
+  readonly bridgeName: string;
+  /** `system` on a real Node (kernel datapath), `netdev` for userspace OVS. */
+  readonly datapathType: 'system' | 'netdev';
+  readonly trafficEncapMode: TrafficEncapMode;
+  readonly tunnelType: TunnelType;
+  readonly gatewayName: string;
+  readonly tunnelName: string;
+  /** Pod interface MTU; 0 means derive from the transport interface minus tunnel overhead. */
+  readonly defaultMtu: number;
+  readonly cniSocket: string;
+  readonly apiBindAddress: string;
+  readonly apiPort: number;
+  /** Directory of CNI plugin binaries (host-local). */
+  readonly cniBinDir: string;
+  /** host-local's dataDir; undefined uses the plugin's default (/var/lib/cni/networks). */
+  readonly hostLocalDataDir: string | undefined;
+  /** Masquerade Pod traffic leaving the Node (Antrea's default unless noSNAT). */
+  readonly snat: boolean;
+}
+
+export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
+  bridgeName: BRIDGE_NAME,
+  datapathType: 'system',
+  trafficEncapMode: 'encap',
+  tunnelType: 'geneve',
+  gatewayName: GATEWAY_PORT_NAME,
+  tunnelName: TUNNEL_PORT_NAME,
+  defaultMtu: 0,
+  cniSocket: CNI_SOCKET_PATH,
+  apiBindAddress: '127.0.0.1',
+  apiPort: AGENT_API_PORT,
+  cniBinDir: '/opt/cni/bin',
+  hostLocalDataDir: undefined,
+  snat: true,
+});
+
+export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {
+  const cfg = { ...DEFAULT_CONFIG, ...partial };
+  if (!ENCAP_MODES.includes(cfg.trafficEncapMode)) {
+    throw new AgentError('AGENT_CONFIG_INVALID', `unknown trafficEncapMode ${cfg.trafficEncapMode}`);
+  }
+  if (!TUNNEL_TYPES.includes(cfg.tunnelType)) {
+    throw new AgentError('AGENT_CONFIG_INVALID', `unknown tunnelType ${cfg.tunnelType}`);
+  }
+  if (!cfg.nodeName) throw new AgentError('AGENT_CONFIG_INVALID', 'nodeName is required');
+  return Object.freeze(cfg);
+}
+
+/** Whether the mode needs antrea-tun0 at all. */
+export function needsTunnel(mode: TrafficEncapMode): boolean {
+  return mode === 'encap' || mode === 'hybrid';
+}
+
+/** Pod MTU: the transport MTU minus what encapsulation adds, when Pod traffic can be encapsulated. */
+export function podMtu(
+  cfg: Pick<AgentConfig, 'defaultMtu' | 'trafficEncapMode' | 'tunnelType'>,
+  transportMtu: number,
+): number {
+  if (cfg.defaultMtu > 0) return cfg.defaultMtu;
+  return needsTunnel(cfg.trafficEncapMode) ? transportMtu - TUNNEL_OVERHEAD[cfg.tunnelType] : transportMtu;
+}
+
+/**
+ * How traffic to a remote Node's Pods travels (Antrea route_linux.go / node route controller):
+ * `tunnel` — flow-based tunnel with tun_dst; `route` — a host route via the peer Node IP (same L2
+ * subnet, no encapsulation); `none` — leave it to the underlay or another CNI.
+ */
+export type PeerPath = 'tunnel' | 'route' | 'none';
+
+export function peerPath(mode: TrafficEncapMode, localNodeSubnet: string, peerNodeIp: string): PeerPath {
+  switch (mode) {
+    case 'encap':
+      return 'tunnel';
+    case 'hybrid':
+      return cidrContains(parseCidr(localNodeSubnet), peerNodeIp) ? 'route' : 'tunnel';
+    case 'noEncap':
+      return cidrContains(parseCidr(localNodeSubnet), peerNodeIp) ? 'route' : 'none';
+    case 'networkPolicyOnly':
+      return 'none';
+  }
+}

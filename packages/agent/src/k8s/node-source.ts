@@ -1,0 +1,79 @@
+import { CoreV1Api, type KubeConfig, makeInformer, type V1Node } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+
+/** What the agent needs of a Node object. */
+export interface NodeInfo {
+  readonly name: string;
+  /** spec.podCIDRs (or spec.podCIDR), IPv4 entries first as the API orders them. */
+  readonly podCidrs: readonly string[];
+  /** status.addresses InternalIP (IPv4), the tunnel destination. */
+  readonly internalIp: string | undefined;
+}
+
+export function nodeInfo(node: V1Node): NodeInfo {
+  const podCidrs = node.spec?.podCIDRs?.length
+    ? node.spec.podCIDRs
+    : node.spec?.podCIDR
+      ? [node.spec.podCIDR]
+      : [];
+  const internalIp = node.status?.addresses?.find(
+    (a) => a.type === 'InternalIP' && !a.address.includes(':'),
+  )?.address;
+  return { name: node.metadata?.name ?? '', podCidrs, internalIp };
+}
+
+export interface NodeHandlers {
+  upsert(node: NodeInfo): void;
+  remove(name: string): void;
+  /** The initial list has been delivered. */
+  synced(names: readonly string[]): void;
+}
+
+/** A watch on Nodes; the real one is an informer, tests may feed events by hand. */
+export interface NodeSource {
+  start(handlers: NodeHandlers, signal?: AbortSignal): Promise<void>;
+  get(name: string): NodeInfo | undefined;
+  stop(): Promise<void>;
+}
+
+/** Nodes from kube-apiserver through a client-node informer (list, then watch with re-list on errors). */
+export class InformerNodeSource implements NodeSource {
+  private informer: ReturnType<typeof makeInformer<V1Node>> | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    logger: Logger,
+  ) {
+    this.log = logger.child({ component: 'node-informer' });
+  }
+
+  async start(handlers: NodeHandlers, signal?: AbortSignal): Promise<void> {
+    if (this.informer) return;
+    const api = this.kubeConfig.makeApiClient(CoreV1Api);
+    const informer = makeInformer<V1Node>(this.kubeConfig, '/api/v1/nodes', () => api.listNode());
+    this.informer = informer;
+    informer.on('add', (n) => handlers.upsert(nodeInfo(n)));
+    informer.on('update', (n) => handlers.upsert(nodeInfo(n)));
+    informer.on('delete', (n) => handlers.remove(n.metadata?.name ?? ''));
+    informer.on('error', (err) => {
+      if (!this.informer) return;
+      this.log.warn({ err: String(err) }, 'Node watch failed; restarting');
+      setTimeout(() => void this.informer?.start().catch(() => undefined), 1000);
+    });
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    await informer.start();
+    handlers.synced(informer.list().map((n) => n.metadata?.name ?? ''));
+  }
+
+  get(name: string): NodeInfo | undefined {
+    const n = this.informer?.get(name);
+    return n ? nodeInfo(n) : undefined;
+  }
+
+  async stop(): Promise<void> {
+    const informer = this.informer;
+    this.informer = undefined;
+    await informer?.stop();
+  }
+}

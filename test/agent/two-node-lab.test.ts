@@ -1,0 +1,116 @@
+import {
+  createNetns,
+  createUnderlay,
+  createVethPair,
+  type KubeCluster,
+  type Netns,
+  run,
+  startKube,
+  type Underlay,
+  uniqueTag,
+} from '@antrea-ts/harness';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addPod,
+  buildCniPlugin,
+  createLabNode,
+  deleteLabNode,
+  deletePod,
+  type LabNode,
+  type LabPod,
+  ping,
+  ROOT,
+  startAgent,
+} from './lab.js';
+
+const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+
+describe('two-Node lab: Encap (Geneve) on userspace OVS', () => {
+  let kube: KubeCluster;
+  let underlay: Underlay;
+  let external: Netns;
+  let externalIp: string;
+  const nodes: LabNode[] = [];
+  const pods: LabPod[] = [];
+
+  beforeAll(async () => {
+    await buildCniPlugin();
+    kube = await startKube({ logger });
+    await kube.kubectl(['apply', '-f', `${ROOT}build/crds/crd-antreaagentinfo.yaml`]);
+    underlay = await createUnderlay();
+    nodes.push(await createLabNode({ kube, underlay, name: 'n1', podCidr: '10.10.1.0/24', logger }));
+    nodes.push(await createLabNode({ kube, underlay, name: 'n2', podCidr: '10.10.2.0/24', logger }));
+    for (const n of nodes) await startAgent(n, kube, logger);
+    // An "external host" on the underlay with no route to Pod CIDRs: only SNAT lets it answer.
+    external = await createNetns(`ats-${uniqueTag()}-ext`);
+    const peer = `ats${uniqueTag()}x`;
+    await createVethPair({ name: 'eth0', netns: external.name }, { name: peer });
+    await run(['ip', 'link', 'set', peer, 'master', underlay.bridge]);
+    externalIp = underlay.allocateIp();
+    await external.exec(['ip', 'addr', 'add', `${externalIp}/24`, 'dev', 'eth0']);
+    pods.push(await addPod(nodes[0]!, 'a1'), await addPod(nodes[0]!, 'a2'), await addPod(nodes[1]!, 'b1'));
+  });
+
+  afterAll(async () => {
+    for (const p of pods) await deletePod(p).catch(() => undefined);
+    for (const n of nodes) await deleteLabNode(n);
+    await external?.delete();
+    await underlay?.delete();
+    await kube?.stop();
+  });
+
+  it('gives Pods addresses from their Node podCIDR, gateway first IP', () => {
+    const [a1, a2, b1] = pods as [LabPod, LabPod, LabPod];
+    expect(a1.ip).toMatch(/^10\.10\.1\.\d+$/);
+    expect(a2.ip).toMatch(/^10\.10\.1\.\d+$/);
+    expect(b1.ip).toMatch(/^10\.10\.2\.\d+$/);
+    expect(a1.ip).not.toBe('10.10.1.1');
+  });
+
+  it('Pod to Pod on the same Node, and ARP resolves', async () => {
+    const [a1, a2] = pods as [LabPod, LabPod];
+    expect(await ping(a1.netns, a2.ip)).toBe(true);
+    const neigh = await a1.netns.exec(['ip', 'neigh', 'show', a2.ip]);
+    expect(neigh).toMatch(/lladdr [0-9a-f:]{17}/);
+  });
+
+  it('Pod to its gateway', async () => {
+    const [a1] = pods as [LabPod];
+    expect(await ping(a1.netns, '10.10.1.1')).toBe(true);
+  });
+
+  it('Pod to Pod across Nodes through Geneve, both directions', async () => {
+    const [a1, , b1] = pods as [LabPod, LabPod, LabPod];
+    expect(await ping(a1.netns, b1.ip)).toBe(true);
+    expect(await ping(b1.netns, a1.ip)).toBe(true);
+  });
+
+  it('Node to a remote Pod through the host route and the ARP responder', async () => {
+    const [, , b1] = pods as [LabPod, LabPod, LabPod];
+    expect(await ping(nodes[0]!.node.netns, b1.ip)).toBe(true);
+    const route = await nodes[0]!.node.netns.exec(['ip', 'route', 'show', '10.10.2.0/24']);
+    expect(route).toContain('via 10.10.2.1 dev antrea-gw0');
+    const neigh = await nodes[0]!.node.netns.exec(['ip', 'neigh', 'show', '10.10.2.1']);
+    expect(neigh).toContain('aa:bb:cc:dd:ee:ff');
+  });
+
+  it('Pod to an external host, masqueraded to the Node IP', async () => {
+    const [a1] = pods as [LabPod];
+    expect(await ping(a1.netns, externalIp)).toBe(true);
+    const rules = await nodes[0]!.node.netns.exec(['iptables', '-t', 'nat', '-S', 'ANTREA-POSTROUTING']);
+    expect(rules).toContain('-s 10.10.1.0/24 ! -o antrea-gw0');
+    expect(rules).toContain('MASQUERADE');
+  });
+
+  it('TCP across Nodes through conntrack', async () => {
+    const [a1, , b1] = pods as [LabPod, LabPod, LabPod];
+    const server = b1.netns.exec(['iperf3', '-s', '-1', '-p', '7777'], { timeoutMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    const out = JSON.parse(await a1.netns.exec(['iperf3', '-c', b1.ip, '-p', '7777', '-t', '1', '-J'])) as {
+      end: { sum_received: { bytes: number } };
+    };
+    await server;
+    expect(out.end.sum_received.bytes).toBeGreaterThan(0);
+  });
+});
