@@ -3,12 +3,16 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { run, tryRun, waitFor } from './exec.js';
 import { ManagedProcess } from './managed-process.js';
+import { createNetns, NET_PREFIX, uniqueTag } from './netns.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
 
 const VSWITCH_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
 
 export interface StartOvsOptions {
-  /** Network namespace to run both daemons in (a lab Node); the root namespace when absent. */
+  /**
+   * Network namespace to run both daemons in (a lab Node). When absent, a private one is made and
+   * removed on stop: userspace ovs-vswitchd instances sharing a namespace fight over tap names.
+   */
   netns?: string;
   logger?: Logger;
 }
@@ -19,7 +23,7 @@ export interface StartOvsOptions {
  * use datapath_type=netdev because there is no kernel module.
  */
 export interface OvsInstance {
-  readonly netns: string | undefined;
+  readonly netns: string;
   readonly runDir: string;
   /** Unix socket of ovsdb-server (JSON-RPC, RFC 7047). */
   readonly dbSocket: string;
@@ -38,7 +42,8 @@ export interface OvsInstance {
 export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstance> {
   const dir: TempDir = makeTempDir('ovs');
   const runDir = dir.path;
-  const netns = options.netns;
+  const privateNetns = options.netns ? undefined : await createNetns(`${NET_PREFIX}-${uniqueTag()}-ovs`);
+  const netns = options.netns ?? privateNetns!.name;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     OVS_RUNDIR: runDir,
@@ -108,6 +113,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
     await vswitchd?.kill();
     await ovsdb?.kill();
     dir.remove();
+    await privateNetns?.delete();
     throw error;
   }
 
@@ -152,6 +158,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
       for (const port of internalPorts) await tryRun(['ip', 'link', 'delete', port], { netns });
       await ovsdb?.stop();
       dir.remove();
+      await privateNetns?.delete();
       log?.info('Open vSwitch stopped');
     },
   };
