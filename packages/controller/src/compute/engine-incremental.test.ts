@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import type { StoreEvent } from '../store/ram-store.js';
+import { namespace, networkPolicy, newWorld, pod } from '../testing/fixtures.js';
+import { normalizedUID } from '../uuid.js';
+
+type Ev = { store: string; type: string; name: string };
+
+function setup() {
+  const w = newWorld();
+  const events: Ev[] = [];
+  const rec = (store: string) => (e: StoreEvent<{ name: string }>) =>
+    events.push({ store, type: e.type, name: e.object.name });
+  w.networkPolicies.subscribe(rec('np'));
+  w.appliedToGroups.subscribe(rec('atg'));
+  w.addressGroups.subscribe(rec('ag'));
+  w.engine.upsertNamespace(namespace('x', { env: 'dev' }));
+  w.engine.upsertNamespace(namespace('y', { env: 'prod' }));
+  w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n1', ip: '10.0.0.1' }));
+  w.engine.upsertPod(pod('x', 'b', { app: 'b' }, { node: 'n2', ip: '10.0.0.2' }));
+  w.engine.upsertPod(pod('y', 'c', { app: 'b' }, { node: 'n3', ip: '10.0.0.3' }));
+  w.engine.upsertK8sNetworkPolicy(
+    networkPolicy('x', 'a-from-b', {
+      podSelector: { matchLabels: { app: 'a' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [{ podSelector: { matchLabels: { app: 'b' } } }] }],
+    }),
+  );
+  w.engine.upsertK8sNetworkPolicy(
+    networkPolicy('x', 'a-from-dev', {
+      podSelector: { matchLabels: { app: 'a' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [{ namespaceSelector: { matchLabels: { env: 'dev' } } }] }],
+    }),
+  );
+  w.engine.flush();
+  events.length = 0;
+  const atgA = normalizedUID('namespace=x And podSelector=app=a');
+  const agB = normalizedUID('namespace=x And podSelector=app=b');
+  const agDev = normalizedUID('namespaceSelector=env=dev');
+  const names = (ag: string) =>
+    w.addressGroups
+      .get(ag)!
+      .object.members.map((m) => `${m.pod!.namespace}/${m.pod!.name}`)
+      .sort();
+  return { ...w, events, atgA, agB, agDev, names };
+}
+
+describe('incremental updates', () => {
+  it('moves a relabelled Pod between groups and touches only those', () => {
+    const w = setup();
+    expect(w.names(w.agB)).toEqual(['x/b']);
+    w.engine.upsertPod(pod('x', 'b', { app: 'a' }, { node: 'n2', ip: '10.0.0.2' }));
+    const stats = w.engine.flush();
+    expect(stats.translatedPolicies).toBe(0);
+    expect(w.names(w.agB)).toEqual([]);
+    const atg = w.appliedToGroups.get(w.atgA)!.object;
+    expect([...atg.span].sort()).toEqual(['n1', 'n2']);
+    // The ATG changed (members, span), both policies' spans changed, so did both AGs' spans.
+    expect(w.events.filter((e) => e.store === 'atg')).toEqual([
+      { store: 'atg', type: 'MODIFIED', name: w.atgA },
+    ]);
+    expect(w.events.filter((e) => e.store === 'np')).toHaveLength(2);
+    expect([...w.addressGroups.get(w.agDev)!.object.span].sort()).toEqual(['n1', 'n2']);
+  });
+
+  it('re-evaluates namespaceSelectors when a Namespace is relabelled', () => {
+    const w = setup();
+    expect(w.names(w.agDev)).toEqual(['x/a', 'x/b']);
+    w.engine.upsertNamespace(namespace('y', { env: 'dev' }));
+    w.engine.flush();
+    expect(w.names(w.agDev)).toEqual(['x/a', 'x/b', 'y/c']);
+    expect(w.events).toEqual([{ store: 'ag', type: 'MODIFIED', name: w.agDev }]);
+    w.engine.deleteNamespace('x');
+    w.engine.flush();
+    expect(w.names(w.agDev)).toEqual(['y/c']);
+  });
+
+  it('follows a Pod moving to another Node: ATG per-Node members and every span', () => {
+    const w = setup();
+    w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n9', ip: '10.0.0.9' }));
+    w.engine.flush();
+    const atg = w.appliedToGroups.get(w.atgA)!.object;
+    expect([...atg.membersByNode.keys()]).toEqual(['n9']);
+    for (const item of w.networkPolicies.list().items) expect([...item.object.span]).toEqual(['n9']);
+    expect([...w.addressGroups.get(w.agB)!.object.span]).toEqual(['n9']);
+    // The new IP reached the AddressGroup that contains the Pod.
+    expect(w.addressGroups.get(w.agDev)!.object.members.find((m) => m.pod?.name === 'a')!.ips![0]![15]).toBe(
+      9,
+    );
+  });
+
+  it('emits nothing for an update that changes nothing the groups carry', () => {
+    const w = setup();
+    const p = pod('x', 'b', { app: 'b' }, { node: 'n2', ip: '10.0.0.2' });
+    p.metadata!.annotations = { irrelevant: 'yes' };
+    w.engine.upsertPod(p);
+    w.engine.upsertNamespace(namespace('x', { env: 'dev' }));
+    w.engine.upsertK8sNetworkPolicy(
+      networkPolicy('x', 'a-from-b', {
+        podSelector: { matchLabels: { app: 'a' } },
+        policyTypes: ['Ingress'],
+        ingress: [{ from: [{ podSelector: { matchLabels: { app: 'b' } } }] }],
+      }),
+    );
+    w.engine.flush();
+    expect(w.events).toEqual([]);
+  });
+
+  it('updates a policy in place, creating new groups and collecting orphans', () => {
+    const w = setup();
+    w.engine.upsertK8sNetworkPolicy(
+      networkPolicy('x', 'a-from-b', {
+        podSelector: { matchLabels: { app: 'a' } },
+        policyTypes: ['Ingress'],
+        ingress: [{ from: [{ podSelector: { matchLabels: { app: 'c' } } }] }],
+      }),
+    );
+    w.engine.flush();
+    const agC = normalizedUID('namespace=x And podSelector=app=c');
+    expect(w.addressGroups.get(agC)).toBeDefined();
+    expect(w.addressGroups.get(w.agB)).toBeUndefined();
+    expect(w.events).toContainEqual({ store: 'ag', type: 'ADDED', name: agC });
+    expect(w.events).toContainEqual({ store: 'ag', type: 'DELETED', name: w.agB });
+    expect(w.events.filter((e) => e.store === 'np')).toEqual([
+      { store: 'np', type: 'MODIFIED', name: 'uid-np-x-a-from-b' },
+    ]);
+  });
+
+  it('keeps a shared group while any policy uses it and deletes it with the last one', () => {
+    const w = setup();
+    w.engine.deleteK8sNetworkPolicy('x', 'a-from-b');
+    w.engine.flush();
+    expect(w.appliedToGroups.get(w.atgA)).toBeDefined();
+    expect(w.addressGroups.get(w.agB)).toBeUndefined();
+    expect(w.networkPolicies.size).toBe(1);
+    w.engine.deleteK8sNetworkPolicy('x', 'a-from-dev');
+    w.engine.flush();
+    expect(w.networkPolicies.size).toBe(0);
+    expect(w.appliedToGroups.size).toBe(0);
+    expect(w.addressGroups.size).toBe(0);
+    expect(w.engine.counts().selectors).toBe(0);
+  });
+
+  it('shrinks an AddressGroup span when a policy using it goes away', () => {
+    const w = setup();
+    w.engine.upsertK8sNetworkPolicy(
+      networkPolicy('y', 'c-from-dev', {
+        podSelector: { matchLabels: { app: 'b' } },
+        policyTypes: ['Ingress'],
+        ingress: [{ from: [{ namespaceSelector: { matchLabels: { env: 'dev' } } }] }],
+      }),
+    );
+    w.engine.flush();
+    expect([...w.addressGroups.get(w.agDev)!.object.span].sort()).toEqual(['n1', 'n3']);
+    w.engine.deleteK8sNetworkPolicy('y', 'c-from-dev');
+    w.engine.flush();
+    expect([...w.addressGroups.get(w.agDev)!.object.span]).toEqual(['n1']);
+  });
+
+  it('replaces the internal policy when the source is recreated with a new UID', () => {
+    const w = setup();
+    w.engine.upsertK8sNetworkPolicy(
+      networkPolicy('x', 'a-from-b', { podSelector: {}, policyTypes: ['Ingress'] }, 'uid-new'),
+    );
+    w.engine.flush();
+    expect(w.networkPolicies.get('uid-np-x-a-from-b')).toBeUndefined();
+    expect(w.networkPolicies.get('uid-new')).toBeDefined();
+  });
+
+  it('handles a Pod deletion', () => {
+    const w = setup();
+    w.engine.deletePod('x', 'b');
+    w.engine.flush();
+    expect(w.names(w.agB)).toEqual([]);
+    expect(w.names(w.agDev)).toEqual(['x/a']);
+    expect(w.engine.counts().pods).toBe(2);
+  });
+});
