@@ -13,6 +13,7 @@ import { RequestJournal } from './http/journal.js';
 import { ALL_KINDS } from './policy/kinds.js';
 import { PolicyTree } from './policy/policy-tree.js';
 import { registerClusterControlPlaneRoutes } from './routes/cluster-control-planes.js';
+import { registerGroupMemberRoutes } from './routes/group-members.js';
 import { registerHierarchicalRoutes } from './routes/hierarchical.js';
 import { registerInventoryRoutes } from './routes/inventory.js';
 import { registerPolicyFeedRoutes } from './routes/policy-feed.js';
@@ -101,6 +102,7 @@ export async function buildNsxSimApp(opts: NsxSimAppOptions): Promise<FastifyIns
 
   registerPolicyInfraRoutes(app, ctx);
   registerHierarchicalRoutes(app, ctx);
+  registerGroupMemberRoutes(app, ctx);
   registerClusterControlPlaneRoutes(app, ctx);
   registerPrincipalIdentityRoutes(app, ctx);
   registerInventoryRoutes(app, ctx);
