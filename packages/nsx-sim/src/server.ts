@@ -8,7 +8,7 @@ import {
   installAuth,
   tlsClientCertificate,
 } from './http/auth.js';
-import { installErrorHandler } from './http/error-handler.js';
+import { installErrorHandler, installJsonParser } from './http/error-handler.js';
 import { RequestJournal } from './http/journal.js';
 import { ALL_KINDS } from './policy/kinds.js';
 import { PolicyTree } from './policy/policy-tree.js';
@@ -96,6 +96,7 @@ export async function buildNsxSimApp(opts: NsxSimAppOptions): Promise<FastifyIns
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app, logger);
+  installJsonParser(app);
   installAuth(app, opts.store, opts.auth ?? DEFAULT_ADMIN, opts.clientCertificate ?? tlsClientCertificate);
   const journal = new RequestJournal(clock);
   journal.install(app);

@@ -17,6 +17,29 @@ function body(status: number, errorCode: number, message: string, related: strin
   };
 }
 
+/**
+ * JSON bodies like NSX accepts them: an empty body (Go clients send a content-type on DELETE) is no
+ * body; malformed JSON is a 400.
+ */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(
+        new NsxApiError('NSX_INVALID_REQUEST', `Malformed JSON body: ${(err as Error).message}`),
+        undefined,
+      );
+    }
+  });
+}
+
 /** Every error leaves the simulator as an NSX ApiError body. */
 export function installErrorHandler(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((err: FastifyError | NsxApiError, req, reply) => {

@@ -126,7 +126,15 @@ describe('Policy API CRUD', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(badJson.statusCode).toBe(400);
-    expect(JSON.parse(badJson.body).httpStatus).toBe('BAD_REQUEST');
+    expect(JSON.parse(badJson.body)).toMatchObject({ httpStatus: 'BAD_REQUEST', error_code: 255 });
+    expect(JSON.parse(badJson.body).error_message).toContain('Malformed JSON');
+    const emptyDelete = await sim.app.inject({
+      method: 'DELETE',
+      url: `${SP}/p1`,
+      payload: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(emptyDelete.statusCode).toBe(200);
   });
 
   it('unknown URLs answer 404 with an NSX body', async () => {
