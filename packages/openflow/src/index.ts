@@ -15,3 +15,4 @@ export * from './codec/packet.js';
 export * from './errors.js';
 export * from './format/flow-format.js';
 export * from './transport/connection.js';
+export * from './codec/message.js';
