@@ -96,7 +96,14 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
     const ready = new Promise<void>((resolve, reject) => {
       this.started = { resolve, reject };
     });
-    await this.conn.start(signal);
+    // Setup may fail before we await `ready`; keep that from surfacing as an unhandled rejection.
+    ready.catch(() => {});
+    try {
+      await this.conn.start(signal);
+    } catch (err) {
+      this.started = undefined;
+      throw err;
+    }
     await ready;
   }
 

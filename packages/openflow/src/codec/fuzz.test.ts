@@ -58,7 +58,8 @@ function mustNotCrash(msg: Buffer, label: string): void {
   try {
     decodeMessage(msg);
   } catch (err) {
-    if (!isOpenFlowError(err)) throw new Error(`${label}: decoder crashed with ${String(err)}`, { cause: err });
+    if (!isOpenFlowError(err))
+      throw new Error(`${label}: decoder crashed with ${String(err)}`, { cause: err });
   }
 }
 
@@ -75,7 +76,8 @@ describe('decoders reject malformed input with OpenFlow errors, never crash or h
 
   it('every truncation of every corpus message (header length adjusted)', () => {
     for (const [i, m] of corpus.entries()) {
-      for (let len = 0; len < m.length; len++) mustNotCrash(withLength(m.subarray(0, len)), `msg ${i} cut at ${len}`);
+      for (let len = 0; len < m.length; len++)
+        mustNotCrash(withLength(m.subarray(0, len)), `msg ${i} cut at ${len}`);
     }
   });
 

@@ -1,5 +1,12 @@
 import { OfDecodeError } from '../errors.js';
-import { decodeError, decodeFeaturesReply, decodeHello, type ErrorMsg, type FeaturesReply, type Hello } from './basic.js';
+import {
+  decodeError,
+  decodeFeaturesReply,
+  decodeHello,
+  type ErrorMsg,
+  type FeaturesReply,
+  type Hello,
+} from './basic.js';
 import { type BundleAdd, type BundleControl, decodeBundleAdd, decodeBundleControl } from './bundle.js';
 import { NX_VENDOR_ID, NXT, OFP_VERSION_15, OFPMP, OFPT } from './constants.js';
 import { decodeFlowMod, type FlowMod } from './flow-mod.js';
@@ -18,7 +25,11 @@ import { decodePacketIn2, decodePacketOut, type PacketIn2, type PacketOut } from
 export type DecodedMessage =
   | { kind: 'hello'; header: OfHeader; body: Hello }
   | { kind: 'error'; header: OfHeader; body: ErrorMsg }
-  | { kind: 'echo_request' | 'echo_reply' | 'barrier_request' | 'barrier_reply'; header: OfHeader; body: Buffer }
+  | {
+      kind: 'echo_request' | 'echo_reply' | 'barrier_request' | 'barrier_reply';
+      header: OfHeader;
+      body: Buffer;
+    }
   | { kind: 'features_reply'; header: OfHeader; body: FeaturesReply }
   | { kind: 'flow_mod'; header: OfHeader; body: FlowMod }
   | { kind: 'group_mod'; header: OfHeader; body: GroupMod }
@@ -37,7 +48,8 @@ export type DecodedMessage =
  */
 export function decodeMessage(msg: Buffer): DecodedMessage {
   const header = decodeHeader(msg);
-  if (header.length !== msg.length) throw new OfDecodeError(`length field ${header.length} != frame size ${msg.length}`);
+  if (header.length !== msg.length)
+    throw new OfDecodeError(`length field ${header.length} != frame size ${msg.length}`);
   if (header.version !== OFP_VERSION_15 && header.type !== OFPT.HELLO && header.type !== OFPT.ERROR) {
     throw new OfDecodeError(`unsupported OpenFlow version ${header.version}`);
   }
@@ -80,7 +92,11 @@ export function decodeMessage(msg: Buffer): DecodedMessage {
       return { kind: 'other', header, body: rest };
     }
     case OFPT.EXPERIMENTER:
-      if (msg.length >= 16 && msg.readUInt32BE(8) === NX_VENDOR_ID && msg.readUInt32BE(12) === NXT.PACKET_IN2) {
+      if (
+        msg.length >= 16 &&
+        msg.readUInt32BE(8) === NX_VENDOR_ID &&
+        msg.readUInt32BE(12) === NXT.PACKET_IN2
+      ) {
         return { kind: 'packet_in2', header, body: decodePacketIn2(msg) };
       }
       return { kind: 'other', header, body: rest };

@@ -29,6 +29,10 @@ export class FakeSwitch extends EventEmitter {
   flowsPerPart = 1000;
   /** When true, echo requests are not answered (keepalive tests). */
   silent = false;
+  /** Versions advertised in our hello. */
+  helloVersions: number[] = [6];
+  /** When true, barrier requests are not answered (timeout tests). */
+  ignoreBarriers = false;
   /** Returns an [type, code] error for a message, or undefined to accept it. */
   reject: (msg: Buffer) => [number, number] | undefined = () => undefined;
   private server: net.Server | undefined;
@@ -61,7 +65,7 @@ export class FakeSwitch extends EventEmitter {
     const splitter = new FrameSplitter();
     s.on('close', () => this.connections.delete(s));
     s.on('error', () => {});
-    s.write(encodeHello(0));
+    s.write(encodeHello(0, this.helloVersions));
     s.on('data', (chunk: Buffer) => {
       for (const f of splitter.push(chunk)) this.onMessage(s, Buffer.from(f));
     });
@@ -96,7 +100,7 @@ export class FakeSwitch extends EventEmitter {
         );
         return;
       case OFPT.BARRIER_REQUEST:
-        s.write(encodeBarrierReply(h.xid));
+        if (!this.ignoreBarriers) s.write(encodeBarrierReply(h.xid));
         return;
       case OFPT.BUNDLE_CONTROL: {
         const bc = decodeBundleControl(msg);
