@@ -11,6 +11,10 @@ const allowWeb = (extra = {}) =>
   policy('allow-web', [
     rule('allow-web', 'r1', { rule_id: 11, direction: 'IN', source_groups: [gp('web')], ...extra }),
   ]);
+/** A field of a managed ACNP's spec (undefined while it does not exist). */
+function spec(store: FakeManagedStore, name: string): Record<string, unknown> {
+  return (store.get('ClusterNetworkPolicy', name)?.spec ?? {}) as Record<string, unknown>;
+}
 const dropAll = policy('drop-all', [rule('drop-all', 'r1', { rule_id: 21, action: 'DROP' })], {
   sequence_number: 9,
 });
@@ -72,8 +76,8 @@ describe('CCP adapter sync loop', () => {
     channel.setFeed(feed([allowWeb({ action: 'REJECT' }), dropAll], [web]));
     await until(
       () =>
-        (store.get('ClusterNetworkPolicy', 'uid-allow-web')?.spec as { ingress: { action: string }[] })
-          .ingress[0]?.action === 'Reject',
+        (spec(store, 'uid-allow-web')['ingress'] as { action: string }[] | undefined)?.[0]?.action ===
+        'Reject',
       'rule change',
     );
 
@@ -121,11 +125,7 @@ describe('CCP adapter sync loop', () => {
         labels: { ...o.metadata?.labels, mine: 'x' },
       };
     });
-    await until(
-      () =>
-        (store.get('ClusterNetworkPolicy', 'uid-allow-web')?.spec as { priority: number }).priority !== 99,
-      'revert',
-    );
+    await until(() => spec(store, 'uid-allow-web')['priority'] !== 99, 'revert');
     const reverted = store.get('ClusterNetworkPolicy', 'uid-allow-web');
     expect(reverted?.spec).toEqual(original);
     // Our annotations come back; foreign labels/annotations stay.
@@ -161,10 +161,7 @@ describe('CCP adapter sync loop', () => {
     store.externalEdit('ClusterNetworkPolicy', 'uid-drop-all', (o) => {
       (o.spec as { priority: number }).priority = 50;
     });
-    await until(
-      () => (store.get('ClusterNetworkPolicy', 'uid-drop-all')?.spec as { priority: number }).priority !== 50,
-      'revert while NSX down',
-    );
+    await until(() => spec(store, 'uid-drop-all')['priority'] !== 50, 'revert while NSX down');
 
     // While away, NSX deleted a policy; after reconnect the full resync removes it.
     channel.setFeed(feed([dropAll], [web]));
