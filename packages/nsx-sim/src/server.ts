@@ -20,6 +20,7 @@ import { registerPolicyFeedRoutes } from './routes/policy-feed.js';
 import { registerPolicyInfraRoutes } from './routes/policy-infra.js';
 import { registerPrincipalIdentityRoutes } from './routes/principal-identities.js';
 import { registerRealizationRoutes } from './routes/realization.js';
+import { registerReviseRoutes } from './routes/revise.js';
 import { registerSimAdminRoutes } from './routes/sim-admin.js';
 import { registerStatisticsRoutes } from './routes/statistics.js';
 import { registerSupportBundleRoutes } from './routes/support-bundles.js';
@@ -104,6 +105,7 @@ export async function buildNsxSimApp(opts: NsxSimAppOptions): Promise<FastifyIns
   registerPolicyInfraRoutes(app, ctx);
   registerHierarchicalRoutes(app, ctx);
   registerGroupMemberRoutes(app, ctx);
+  registerReviseRoutes(app, ctx);
   registerClusterControlPlaneRoutes(app, ctx);
   registerPrincipalIdentityRoutes(app, ctx);
   registerInventoryRoutes(app, ctx);
