@@ -164,7 +164,14 @@ export class ApiServer {
     server.on('tlsClientError', (error) => this.#log.debug({ err: error }, 'TLS handshake failed'));
     this.#server = server;
     const refresh = () => server.setSecureContext(this.#secureContext());
-    this.#unsubscribe.push(this.#opts.certificates.onChange(refresh));
+    this.#unsubscribe.push(
+      this.#opts.certificates.onChange(() => {
+        refresh();
+        // Idle keep-alive connections reconnect and so verify the new certificate; busy ones
+        // (watches) are left alone: cutting them would make every agent re-list.
+        server.closeIdleConnections();
+      }),
+    );
     if (this.#opts.authenticationConfig)
       this.#unsubscribe.push(this.#opts.authenticationConfig.onChange(refresh));
     await new Promise<void>((resolve, reject) => {

@@ -75,23 +75,46 @@ describe('SelfSignedCertManager', () => {
     expect(Date.parse(new X509Certificate(second.certPem).validTo)).toBeGreaterThan(clock.now() + 9 * HOUR);
   });
 
-  it('replaces a CA near its own expiry and keeps the old one in the bundle while it is valid', () => {
+  it('stages a new CA in the bundle before serving from it, and keeps the old one while valid', () => {
     const clock = new FakeClock(Date.now());
     const m = new SelfSignedCertManager({
       logger,
       clock,
       dnsNames: ['antrea'],
       validityMs: 10 * HOUR,
-      caValidityMs: 12 * HOUR,
+      caValidityMs: 30 * HOUR,
       renewBeforeMs: 2 * HOUR,
+      caLeadMs: HOUR,
     });
-    const oldCa = parseCertBundle(m.current().caBundlePem);
-    expect(oldCa).toHaveLength(1);
-    clock.advance(9 * HOUR);
+    const bundles: number[] = [];
+    m.onChange((c) => bundles.push(parseCertBundle(c.caBundlePem).length));
+    const [oldCa] = parseCertBundle(m.current().caBundlePem);
+    const firstCert = m.current().certPem;
+    // 19.5 h in, the CA (30 h) could not cover another 10 h certificate after this one: stage.
+    clock.advance(19.5 * HOUR);
     expect(m.checkRotation()).toBe(true);
-    const bundle = parseCertBundle(m.current().caBundlePem);
-    expect(bundle).toHaveLength(2);
-    expect(bundle[1]!.fingerprint256).toBe(oldCa[0]!.fingerprint256);
-    expect(new X509Certificate(m.current().certPem).checkIssued(bundle[0]!)).toBe(true);
+    const staged = parseCertBundle(m.current().caBundlePem);
+    expect(staged.map((c) => c.fingerprint256)).toEqual([oldCa!.fingerprint256, expect.any(String)]);
+    // The serving certificate was due as well, but the next CA was only just published: the
+    // old CA signs it once more.
+    expect(firstCert).not.toBe(m.current().certPem);
+    expect(new X509Certificate(m.current().certPem).checkIssued(oldCa!)).toBe(true);
+    const nextCa = staged[1]!;
+    // Serving rotation an hour or more later promotes the staged CA.
+    clock.advance(HOUR);
+    while (new X509Certificate(m.current().certPem).checkIssued(oldCa!)) {
+      clock.advance(HOUR);
+      m.checkRotation();
+    }
+    const promoted = parseCertBundle(m.current().caBundlePem);
+    expect(promoted.map((c) => c.fingerprint256)).toEqual([nextCa.fingerprint256, oldCa!.fingerprint256]);
+    expect(new X509Certificate(m.current().certPem).checkIssued(nextCa)).toBe(true);
+    // Once the old CA expires it leaves the bundle.
+    clock.set(Date.parse(oldCa!.validTo) + 1000);
+    m.checkRotation();
+    expect(parseCertBundle(m.current().caBundlePem).map((c) => c.fingerprint256)).not.toContain(
+      oldCa!.fingerprint256,
+    );
+    expect(bundles).toContain(2);
   });
 });

@@ -31,6 +31,8 @@ export interface SelfSignedCertManagerOptions {
   caValidityMs?: number;
   /** Rotate when less than this is left (serving cert or CA). Default a tenth of validityMs. */
   renewBeforeMs?: number;
+  /** A staged next CA is in the bundle at least this long before it signs the served certificate. Default min(renewBefore/2, 1 day). */
+  caLeadMs?: number;
   /** How often start() checks for expiry. Default 1 hour (and whenever checkRotation() is called). */
   checkIntervalMs?: number;
 }
@@ -39,8 +41,10 @@ const DAY = 86_400_000;
 
 /**
  * Generates a CA and serving certificate at construction and reissues before expiry. Routine
- * rotations keep the CA, so clients that loaded antrea-ca keep verifying; only when the CA itself
- * nears expiry is a new CA made, and the old one stays in the bundle until it expires.
+ * rotations keep the CA, so clients that loaded antrea-ca keep verifying. A CA nearing its end is
+ * replaced in two steps: the next CA is first added to the bundle (and published), and only a later
+ * rotation, at least `caLeadMs` on, serves a certificate it signed; the old CA stays in the bundle
+ * until it expires. Clients that reload the bundle between the steps never see an unknown issuer.
  */
 export class SelfSignedCertManager implements CertificateSource {
   readonly #log: Logger;
@@ -48,6 +52,7 @@ export class SelfSignedCertManager implements CertificateSource {
   readonly #opts: Required<Omit<SelfSignedCertManagerOptions, 'logger' | 'clock'>>;
   readonly #listeners = new Set<(cert: ServingCertificate) => void>();
   #ca: CaMaterial;
+  #nextCa: { ca: CaMaterial; stagedAt: number } | undefined;
   #previousCa: CaMaterial | undefined;
   #cert: ServingCertificate;
   #timer: NodeJS.Timeout | undefined;
@@ -56,13 +61,15 @@ export class SelfSignedCertManager implements CertificateSource {
     this.#log = options.logger.child({ component: 'cert-manager' });
     this.#clock = options.clock ?? systemClock;
     const validityMs = options.validityMs ?? 365 * DAY;
+    const renewBeforeMs = options.renewBeforeMs ?? Math.floor(validityMs / 10);
     this.#opts = {
       host: options.host ?? 'antrea',
       dnsNames: options.dnsNames,
       ipAddresses: options.ipAddresses ?? [],
       validityMs,
       caValidityMs: Math.max(options.caValidityMs ?? 5 * 365 * DAY, validityMs),
-      renewBeforeMs: options.renewBeforeMs ?? Math.floor(validityMs / 10),
+      renewBeforeMs,
+      caLeadMs: options.caLeadMs ?? Math.min(Math.floor(renewBeforeMs / 2), DAY),
       checkIntervalMs: options.checkIntervalMs ?? 3_600_000,
     };
     this.#ca = this.#newCa();
@@ -78,27 +85,41 @@ export class SelfSignedCertManager implements CertificateSource {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Rotates if the serving certificate or CA is within renewBefore of expiry; true if it did. */
+  /**
+   * Stages a next CA when the current one could not cover another full-length serving certificate
+   * after this one, and reissues the serving certificate within renewBefore of its expiry. True if
+   * anything (the certificate or only the bundle) changed; listeners hear of every change.
+   */
   checkRotation(): boolean {
     const now = this.#clock.now();
-    const renewBefore = this.#opts.renewBeforeMs;
-    if (this.#cert.notAfter - now > renewBefore) return false;
-    // A new CA once the current one could not cover a full-length serving certificate.
-    if (this.#ca.notAfter - now < this.#opts.validityMs) {
-      this.#previousCa = this.#ca;
-      this.#ca = this.#newCa();
+    const { validityMs, renewBeforeMs, caLeadMs } = this.#opts;
+    let changed = false;
+    if (this.#previousCa && this.#previousCa.notAfter <= now) {
+      this.#previousCa = undefined;
+      changed = true;
     }
-    if (this.#previousCa && this.#previousCa.notAfter <= now) this.#previousCa = undefined;
-    this.#cert = this.#issue();
-    this.#log.info({ notAfter: new Date(this.#cert.notAfter).toISOString() }, 'serving certificate rotated');
-    for (const listener of this.#listeners) {
-      try {
-        listener(this.#cert);
-      } catch (error) {
-        this.#log.error({ err: error }, 'certificate change listener failed');
+    if (!this.#nextCa && this.#ca.notAfter - now < validityMs + renewBeforeMs) {
+      this.#nextCa = { ca: this.#newCa(), stagedAt: now };
+      this.#log.info('next CA staged in the published bundle');
+      changed = true;
+    }
+    if (this.#cert.notAfter - now <= renewBeforeMs) {
+      if (this.#nextCa && now - this.#nextCa.stagedAt >= caLeadMs) {
+        this.#previousCa = this.#ca;
+        this.#ca = this.#nextCa.ca;
+        this.#nextCa = undefined;
       }
+      this.#cert = this.#issue();
+      this.#log.info(
+        { notAfter: new Date(this.#cert.notAfter).toISOString() },
+        'serving certificate rotated',
+      );
+      changed = true;
+    } else if (changed) {
+      this.#cert = { ...this.#cert, caBundlePem: this.#bundle() };
     }
-    return true;
+    if (changed) this.#notify();
+    return changed;
   }
 
   start(signal?: AbortSignal): void {
@@ -113,8 +134,26 @@ export class SelfSignedCertManager implements CertificateSource {
     this.#timer = undefined;
   }
 
+  #notify(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(this.#cert);
+      } catch (error) {
+        this.#log.error({ err: error }, 'certificate change listener failed');
+      }
+    }
+  }
+
   #newCa(): CaMaterial {
     return createCa(this.#opts.host, this.#clock.now(), this.#opts.caValidityMs);
+  }
+
+  /** The serving CA first, then the staged next CA and the retiring previous one. */
+  #bundle(): string {
+    return [this.#ca, this.#nextCa?.ca, this.#previousCa]
+      .filter((ca): ca is CaMaterial => ca !== undefined)
+      .map((ca) => ca.certPem)
+      .join('');
   }
 
   #issue(): ServingCertificate {
@@ -127,8 +166,7 @@ export class SelfSignedCertManager implements CertificateSource {
       this.#opts.dnsNames,
       this.#opts.ipAddresses,
     );
-    const bundle = [this.#ca.certPem, ...(this.#previousCa ? [this.#previousCa.certPem] : [])].join('');
-    return { ...serving, caBundlePem: bundle };
+    return { ...serving, caBundlePem: this.#bundle() };
   }
 }
 
