@@ -121,7 +121,8 @@ export interface CrdClusterNetworkPolicy {
   kind?: string;
   metadata: InputObjectMeta;
   spec: CrdNetworkPolicySpec;
-  status?: CrdNetworkPolicyStatus;
+  // Not read by the engine; the status controller writes it.
+  status?: unknown;
 }
 
 /** crd.antrea.io/v1beta1 NetworkPolicy (ANNP). */
@@ -130,7 +131,8 @@ export interface CrdNetworkPolicy {
   kind?: string;
   metadata: InputObjectMeta;
   spec: CrdNetworkPolicySpec;
-  status?: CrdNetworkPolicyStatus;
+  // Not read by the engine; the status controller writes it.
+  status?: unknown;
 }
 
 export interface CrdTier {

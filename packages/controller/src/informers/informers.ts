@@ -1,0 +1,74 @@
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+  NetworkingV1Api,
+  type V1Namespace,
+  type V1NetworkPolicy,
+  type V1Node,
+  type V1Pod,
+  type V1Service,
+} from '@kubernetes/client-node';
+import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
+
+/** The part of a client-node informer the adapter uses (a test double implements it too). */
+export interface InformerLike<T> {
+  on(verb: 'add' | 'update' | 'delete', cb: (obj: T) => void): void;
+  on(verb: 'error', cb: (err?: unknown) => void): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Every watch the policy computation needs; CRD informers are optional (K8s-only mode). */
+export interface PolicyInformers {
+  namespaces: InformerLike<V1Namespace>;
+  pods: InformerLike<V1Pod>;
+  nodes: InformerLike<V1Node>;
+  services: InformerLike<V1Service>;
+  networkPolicies: InformerLike<V1NetworkPolicy>;
+  clusterNetworkPolicies?: InformerLike<CrdClusterNetworkPolicy>;
+  antreaNetworkPolicies?: InformerLike<CrdNetworkPolicy>;
+  tiers?: InformerLike<CrdTier>;
+  clusterGroups?: InformerLike<CrdGroup>;
+  groups?: InformerLike<CrdGroup>;
+}
+
+const CRD_GROUP = 'crd.antrea.io';
+const CRD_VERSION = 'v1beta1';
+
+function crdInformer<T extends KubernetesObject>(kc: KubeConfig, plural: string): InformerLike<T> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const list = async () =>
+    (await api.listClusterCustomObject({
+      group: CRD_GROUP,
+      version: CRD_VERSION,
+      plural,
+    })) as KubernetesListObject<T>;
+  return makeInformer<T>(kc, `/apis/${CRD_GROUP}/${CRD_VERSION}/${plural}`, list) as InformerLike<T>;
+}
+
+/** client-node ListWatch informers for every resource the controller computes policies from. */
+export function makePolicyInformers(kc: KubeConfig, opts: { antreaNative?: boolean } = {}): PolicyInformers {
+  const core = kc.makeApiClient(CoreV1Api);
+  const net = kc.makeApiClient(NetworkingV1Api);
+  const informers: PolicyInformers = {
+    namespaces: makeInformer<V1Namespace>(kc, '/api/v1/namespaces', () => core.listNamespace()),
+    pods: makeInformer<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces()),
+    nodes: makeInformer<V1Node>(kc, '/api/v1/nodes', () => core.listNode()),
+    services: makeInformer<V1Service>(kc, '/api/v1/services', () => core.listServiceForAllNamespaces()),
+    networkPolicies: makeInformer<V1NetworkPolicy>(kc, '/apis/networking.k8s.io/v1/networkpolicies', () =>
+      net.listNetworkPolicyForAllNamespaces(),
+    ),
+  };
+  if (opts.antreaNative ?? true) {
+    informers.clusterNetworkPolicies = crdInformer(kc, 'clusternetworkpolicies');
+    informers.antreaNetworkPolicies = crdInformer(kc, 'networkpolicies');
+    informers.tiers = crdInformer(kc, 'tiers');
+    informers.clusterGroups = crdInformer(kc, 'clustergroups');
+    informers.groups = crdInformer(kc, 'groups');
+  }
+  return informers;
+}
