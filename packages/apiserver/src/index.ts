@@ -63,6 +63,7 @@ export {
 } from './kube/kube-clients.js';
 export { parseListOptions } from './list-options.js';
 export { ApiServerMetrics } from './metrics.js';
+export { nodeScope } from './node-scope.js';
 export {
   type ApiRequest,
   type ListOptions,
