@@ -220,7 +220,21 @@ export class Agent {
       podCidr,
       gatewayMac,
     };
-    const routes = new NodeRouteController({ config, local, flows, ctx, host: this.host, logger: this.log });
+    const snat =
+      config.snat && config.trafficEncapMode !== 'networkPolicyOnly'
+        ? new IptablesSnat(deps.nodeRunner, this.log)
+        : undefined;
+    // SNAT first, so Pods never leave unmasqueraded; it is rewritten as peers come and go.
+    await snat?.ensure(podCidr, config.gatewayName);
+    const routes = new NodeRouteController({
+      config,
+      local,
+      flows,
+      ctx,
+      host: this.host,
+      logger: this.log,
+      onPeerCidrsChanged: async (cidrs) => snat?.ensure(podCidr, config.gatewayName, cidrs),
+    });
     this.routes = routes;
     for (const [name, n] of pending) {
       if (n) routes.upsert(n);
@@ -240,11 +254,6 @@ export class Agent {
     // After ovs-vswitchd restarts it has no flows, and a netdev gateway may have lost its address.
     // Listeners hear only connections made from now on: each is a reconnection.
     this.unsubscribe = deps.sw.onConnected(() => void this.afterReconnect(gwIp, podCidr, mtu));
-
-    // 6. Pod-to-external SNAT.
-    if (config.snat && config.trafficEncapMode !== 'networkPolicyOnly') {
-      await new IptablesSnat(deps.nodeRunner, this.log).ensure(podCidr, config.gatewayName);
-    }
 
     // 7. CNI server.
     const ipam = new HostLocalIpam(deps.pluginRunner, {

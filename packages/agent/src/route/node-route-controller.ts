@@ -47,6 +47,8 @@ export class NodeRouteController {
       readonly ctx: FlowContext;
       readonly host: HostNetwork;
       readonly logger: Logger;
+      /** Told the podCIDRs of all known peers whenever they change (SNAT exclusions). */
+      readonly onPeerCidrsChanged?: (cidrs: string[]) => Promise<void>;
     },
   ) {
     this.log = deps.logger.child({ component: 'node-route-controller' });
@@ -120,7 +122,17 @@ export class NodeRouteController {
     await this.deps.flows.replaceMany([[nodeFlowOwner(node.name), flows]]);
     await this.installRoute(state);
     this.peers.set(node.name, state);
+    await this.notifyPeers();
     this.log.info({ node: node.name, podCidr, nodeIp, path }, 'installed Node route');
+  }
+
+  /** podCIDRs of every known peer. */
+  peerCidrs(): string[] {
+    return [...this.peers.values()].map((p) => p.podCidr).sort();
+  }
+
+  private async notifyPeers(): Promise<void> {
+    await this.deps.onPeerCidrsChanged?.(this.peerCidrs());
   }
 
   private async installRoute(p: PeerState): Promise<void> {
@@ -141,6 +153,7 @@ export class NodeRouteController {
     if (prev) {
       await this.deps.host.deleteRoute(prev.podCidr);
       this.peers.delete(name);
+      await this.notifyPeers();
       this.log.info({ node: name }, 'removed Node route');
     }
   }

@@ -4,15 +4,25 @@ import type { CommandRunner } from '../net/command-runner.js';
 export const SNAT_CHAIN = 'ANTREA-POSTROUTING';
 const JUMP_COMMENT = 'Antrea: jump to Antrea postrouting rules';
 const MASQ_COMMENT = 'Antrea: masquerade pod to external packets';
+const SKIP_COMMENT = 'Antrea: do not masquerade pod to pod packets';
 
 /**
  * The rules of our chain, in iptables-restore syntax. Declaring the chain in a --noflush restore
  * flushes just that chain, so writing it again is idempotent and never touches others' rules.
  */
-export function snatRestoreInput(podCidr: string, gatewayName: string): string {
+export function snatRestoreInput(
+  podCidr: string,
+  gatewayName: string,
+  clusterPodCidrs: readonly string[] = [],
+): string {
   return [
     '*nat',
     `:${SNAT_CHAIN} - [0:0]`,
+    // Pod-to-Pod traffic routed between Nodes (noEncap, hybrid) keeps its source address, as
+    // Antrea's "! --match-set ANTREA-POD-IP dst" does.
+    ...[...clusterPodCidrs]
+      .sort()
+      .map((c) => `-A ${SNAT_CHAIN} -s ${podCidr} -d ${c} -m comment --comment "${SKIP_COMMENT}" -j RETURN`),
     `-A ${SNAT_CHAIN} -s ${podCidr} ! -o ${gatewayName} -m comment --comment "${MASQ_COMMENT}" -j MASQUERADE`,
     'COMMIT',
     '',
@@ -27,6 +37,7 @@ const jumpRule = ['POSTROUTING', '-m', 'comment', '--comment', JUMP_COMMENT, '-j
  */
 export class IptablesSnat {
   private readonly log: Logger;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly runner: CommandRunner,
@@ -35,14 +46,25 @@ export class IptablesSnat {
     this.log = logger.child({ component: 'iptables-snat' });
   }
 
-  async ensure(podCidr: string, gatewayName: string): Promise<void> {
+  /** Serialized in call order, so the last call's rule set is what stays. */
+  ensure(podCidr: string, gatewayName: string, clusterPodCidrs: readonly string[] = []): Promise<void> {
+    const run = this.queue.then(() => this.apply(podCidr, gatewayName, clusterPodCidrs));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async apply(
+    podCidr: string,
+    gatewayName: string,
+    clusterPodCidrs: readonly string[],
+  ): Promise<void> {
     await this.runner.run(['iptables-restore', '--noflush', '-w', '5'], {
-      input: snatRestoreInput(podCidr, gatewayName),
+      input: snatRestoreInput(podCidr, gatewayName, clusterPodCidrs),
     });
     if (!(await this.hasJump())) {
       await this.runner.run(['iptables', '-w', '5', '-t', 'nat', '-A', ...jumpRule]);
     }
-    this.log.info({ podCidr }, 'SNAT rules in place');
+    this.log.debug({ podCidr, exclusions: clusterPodCidrs.length }, 'SNAT rules in place');
   }
 
   async cleanup(): Promise<void> {

@@ -1,0 +1,179 @@
+import { createUnderlay, type KubeCluster, startKube, type Underlay, waitFor } from '@antrea-ts/harness';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addPod,
+  buildCniPlugin,
+  createLabNode,
+  createNodeObject,
+  deleteLabNode,
+  deletePod,
+  type LabNode,
+  type LabPod,
+  ping,
+  ROOT,
+  startAgent,
+} from './lab.js';
+
+const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+
+async function flows(n: LabNode): Promise<string> {
+  return n.node.ovs.ofctl(['-O', 'OpenFlow15', 'dump-flows', '--no-stats', 'br-int']);
+}
+
+describe('Node route controller and agent API (Encap)', () => {
+  let kube: KubeCluster;
+  let underlay: Underlay;
+  const nodes: LabNode[] = [];
+  const pods: LabPod[] = [];
+
+  beforeAll(async () => {
+    await buildCniPlugin();
+    kube = await startKube({ logger });
+    await kube.kubectl(['apply', '-f', `${ROOT}build/crds/crd-antreaagentinfo.yaml`]);
+    underlay = await createUnderlay();
+    nodes.push(await createLabNode({ kube, underlay, name: 'e1', podCidr: '10.40.1.0/24', logger }));
+    for (const n of nodes) await startAgent(n, kube, logger);
+    pods.push(await addPod(nodes[0]!, 'a1'));
+  });
+
+  afterAll(async () => {
+    for (const p of pods) await deletePod(p).catch(() => undefined);
+    for (const n of nodes) await deleteLabNode(n);
+    await underlay?.delete();
+    await kube?.stop();
+  });
+
+  it('installs the tunnel flow, ARP responder and host route when a Node appears, removes them when it goes', async () => {
+    const n = nodes[0]!;
+    await createNodeObject(kube, 'ghost', '10.40.9.0/24', '198.18.250.9');
+    await waitFor(
+      'tunnel flow for ghost',
+      async () => (await flows(n)).includes('nw_dst=10.40.9.0/24'),
+      10_000,
+    );
+    const f = await flows(n);
+    expect(f).toContain('set_field:198.18.250.9->tun_dst');
+    expect(f).toContain('arp_tpa=10.40.9.1');
+    expect(await n.node.netns.exec(['ip', 'route', 'show', '10.40.9.0/24'])).toContain(
+      'via 10.40.9.1 dev antrea-gw0 onlink',
+    );
+    await kube.kubectl(['delete', 'node', 'ghost']);
+    await waitFor('tunnel flow removed', async () => !(await flows(n)).includes('10.40.9.'), 10_000);
+    expect(await n.node.netns.exec(['ip', 'route', 'show', '10.40.9.0/24'])).toBe('');
+  });
+
+  it('serves podinterfaces, ovsflows, agentinfo, health and metrics', async () => {
+    const n = nodes[0]!;
+    const base = n.agent!.apiAddress!;
+    const get = async (path: string) => {
+      const r = await fetch(`${base}${path}`);
+      return { status: r.status, text: await r.text() };
+    };
+    expect((await get('/livez')).status).toBe(200);
+    expect((await get('/readyz')).status).toBe(200);
+    const podIfs = JSON.parse((await get('/podinterfaces')).text) as Array<Record<string, unknown>>;
+    expect(podIfs).toEqual([
+      expect.objectContaining({ name: 'a1', podNamespace: 'default', ips: [pods[0]!.ip] }),
+    ]);
+    expect(JSON.parse((await get('/podinterfaces?name=nope')).text)).toEqual([]);
+    const l3 = JSON.parse((await get('/ovsflows?table=L3Forwarding')).text) as Array<{ flow: string }>;
+    expect(l3.some((x) => x.flow.includes(`nw_dst=${pods[0]!.ip}`))).toBe(true);
+    expect(l3.every((x) => x.flow.includes('table=11'))).toBe(true);
+    expect((await get('/ovsflows?table=Bogus')).status).toBe(400);
+    const info = JSON.parse((await get('/agentinfo')).text) as { localPodNum: number; nodeSubnets: string[] };
+    expect(info.localPodNum).toBe(1);
+    expect(info.nodeSubnets).toEqual(['10.40.1.0/24']);
+    const metrics = (await get('/metrics')).text;
+    expect(metrics).toContain(
+      'antrea_agent_cni_request_duration_seconds_count{command="ADD",result="success"} 1',
+    );
+    expect(metrics).toMatch(/antrea_agent_local_pod_count 1/);
+  });
+
+  it('keeps AntreaAgentInfo in the API server', async () => {
+    const n = nodes[0]!;
+    const api = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+    const obj = (await api.getClusterCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      plural: 'antreaagentinfos',
+      name: n.name,
+    })) as {
+      nodeSubnets: string[];
+      ovsInfo: { bridgeName: string; flowTable: Record<string, number> };
+      agentConditions: Array<{ type: string; status: string }>;
+    };
+    expect(obj.nodeSubnets).toEqual(['10.40.1.0/24']);
+    expect(obj.ovsInfo.bridgeName).toBe('br-int');
+    expect(obj.ovsInfo.flowTable['L3Forwarding']).toBeGreaterThan(0);
+    expect(obj.agentConditions).toContainEqual(
+      expect.objectContaining({ type: 'OpenflowConnectionUp', status: 'True' }),
+    );
+  });
+});
+
+describe('NoEncap: Nodes on one subnet route Pod traffic without a tunnel', () => {
+  let kube: KubeCluster;
+  let underlay: Underlay;
+  const nodes: LabNode[] = [];
+  const pods: LabPod[] = [];
+
+  beforeAll(async () => {
+    await buildCniPlugin();
+    kube = await startKube({ logger });
+    underlay = await createUnderlay();
+    nodes.push(
+      await createLabNode({
+        kube,
+        underlay,
+        name: 'x1',
+        podCidr: '10.50.1.0/24',
+        logger,
+        encapMode: 'noEncap',
+      }),
+    );
+    nodes.push(
+      await createLabNode({
+        kube,
+        underlay,
+        name: 'x2',
+        podCidr: '10.50.2.0/24',
+        logger,
+        encapMode: 'noEncap',
+      }),
+    );
+    for (const n of nodes) await startAgent(n, kube, logger);
+    pods.push(await addPod(nodes[0]!, 'a1'), await addPod(nodes[1]!, 'b1'));
+  });
+
+  afterAll(async () => {
+    for (const p of pods) await deletePod(p).catch(() => undefined);
+    for (const n of nodes) await deleteLabNode(n);
+    await underlay?.delete();
+    await kube?.stop();
+  });
+
+  it('has no tunnel port, full-MTU Pods, routes via the peer Node IP, and unmasqueraded Pod-to-Pod', async () => {
+    const [n1, n2] = nodes as [LabNode, LabNode];
+    const [a1, b1] = pods as [LabPod, LabPod];
+    expect(await n1.node.ovs.vsctl(['list-ports', 'br-int'])).not.toContain('antrea-tun0');
+    expect(await a1.netns.exec(['cat', '/sys/class/net/eth0/mtu'])).toBe('1500\n');
+    expect(await n1.node.netns.exec(['ip', 'route', 'show', '10.50.2.0/24'])).toContain(
+      `via ${n2.node.nodeIp}`,
+    );
+    expect(await ping(a1.netns, b1.ip)).toBe(true);
+    expect(await ping(b1.netns, a1.ip)).toBe(true);
+    // The peer's podCIDR is excluded from SNAT.
+    const rules = await n1.node.netns.exec(['iptables', '-t', 'nat', '-S', 'ANTREA-POSTROUTING']);
+    expect(rules).toContain('-d 10.50.2.0/24');
+    // b1 sees a1's own address (no masquerade): capture one echo request's source on b1.
+    const seen = b1.netns.exec(['timeout', '5', 'tcpdump', '-n', '-c', '1', '-i', 'eth0', 'icmp'], {
+      timeoutMs: 10_000,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    await a1.netns.exec(['ping', '-c', '2', '-W', '1', b1.ip]);
+    expect(await seen).toContain(`${a1.ip} > ${b1.ip}`);
+  });
+});
