@@ -279,6 +279,11 @@ describe('CCP feed, realization and statistics', () => {
       `/rpc/v1/clusters/kind-a/policy-feed?after_generation=${next.policy_generation}&timeout_ms=20`,
     );
     expect(timedOut.body.policy_generation).toBe(next.policy_generation);
+    // Category precedence before sequence_number: Emergency (seq 50) comes before Application (seq 20).
+    await sim.call('PATCH', `${SP}/urgent`, { category: 'Emergency', sequence_number: 50 });
+    await span('urgent');
+    const both = (await sim.call('GET', '/rpc/v1/clusters/kind-a/policy-feed')).body;
+    expect(both.security_policies.map((p: { id: string }) => p.id)).toEqual(['urgent', 'web-to-db']);
   });
 
   it('realization: IN_PROGRESS until the cluster reports the current revision, ERROR carries messages', async () => {

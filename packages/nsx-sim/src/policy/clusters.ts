@@ -87,6 +87,20 @@ export function spannedPolicies(ctx: SimContext, ccp: PolicyObject): PolicyObjec
   return out;
 }
 
+/** DFW category precedence: Ethernet, Emergency, Infrastructure, Environment, Application, then the rest. */
+export const CATEGORY_ORDER = [
+  'Ethernet',
+  'Emergency',
+  'Infrastructure',
+  'Environment',
+  'Application',
+] as const;
+
+function categoryRank(c: unknown): number {
+  const i = CATEGORY_ORDER.indexOf(c as (typeof CATEGORY_ORDER)[number]);
+  return i < 0 ? CATEGORY_ORDER.length : i;
+}
+
 function collectStrings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.startsWith('/')) : [];
 }
@@ -97,7 +111,9 @@ function collectStrings(v: unknown): string[] {
  * NestedServiceServiceEntry). Stands in for NSX-RPC/nestdb messages.
  */
 export function clusterFeed(ctx: SimContext, ccp: PolicyObject): NsxObject {
-  const policies = sortBySequence(spannedPolicies(ctx, ccp));
+  const policies = sortBySequence(spannedPolicies(ctx, ccp)).sort(
+    (a, b) => categoryRank(a['category']) - categoryRank(b['category']),
+  );
   const groupPaths = new Set<string>();
   const servicePaths = new Set<string>();
   for (const p of policies) {
