@@ -121,6 +121,10 @@ describe('ApiServer', () => {
       watch(req, sink) {
         seen.push(req);
         if (req.options.resourceVersion === 'ancient') throw ApiError.expired();
+        if (req.options.resourceVersion === 'late') {
+          sink.send('ADDED', item);
+          throw ApiError.expired();
+        }
         sinks.push(sink);
         sink.send('ADDED', item);
         sink.send('BOOKMARK', {
@@ -309,6 +313,19 @@ describe('ApiServer', () => {
     await expectStatus(`${BASE}/networkpolicies?timeoutSeconds=-1`, 400, 'BadRequest');
     await expectStatus(`${BASE}/networkpolicies?resourceVersion=ancient`, 410, 'Expired');
     await expectStatus(`${BASE}/networkpolicies?watch=1&resourceVersion=ancient`, 410, 'Expired');
+    // A watch that fails after it started ends with an ERROR event carrying the Status.
+    const late = await call(`${BASE}/networkpolicies?watch=1&resourceVersion=late`, t);
+    expect(late.status).toBe(200);
+    const events = late.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'ERROR']);
+    expect(events[1].object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+    expect(server.watchCount).toBe(0);
+    expect(await metricsRegistry.getSingleMetricAsString('apiserver_registered_watchers')).toMatch(
+      /resource="networkpolicies"} 0/,
+    );
     const created = await call(`${BASE}/networkpolicies/np1/status`, {
       ...t,
       method: 'POST',

@@ -257,6 +257,7 @@ export class ApiServer {
     const labels = metricLabels(info);
     const log = this.#log.child({ requestId: randomUUID(), method, path });
     res.once('finish', () => {
+      log.debug({ status: res.statusCode, ms: this.#clock.now() - started }, 'request done');
       if (info.verb === 'watch') return;
       this.metrics.requests.inc({ ...labels, code: String(res.statusCode) });
       this.metrics.requestDuration.observe(labels, (this.#clock.now() - started) / 1000);
@@ -429,7 +430,7 @@ export class ApiServer {
         return this.#sendObject(req, res, codec, 201, await handler.create!(request));
       }
       case 'watch':
-        return this.#watch(req, res, request, codec, handler, log);
+        return this.#watch(res, request, codec, handler, log);
       default:
         throw ApiError.methodNotAllowed(req.method ?? '', info.resource);
     }
@@ -454,7 +455,6 @@ export class ApiServer {
   }
 
   async #watch(
-    req: IncomingMessage,
     res: ServerResponse,
     request: ApiRequest,
     codec: ApiCodec,
@@ -507,19 +507,25 @@ export class ApiServer {
     stream.signal.addEventListener(
       'abort',
       () => {
-        this.#watches.delete(active);
+        if (!this.#watches.delete(active)) return;
         this.metrics.watchers.dec(gauge);
         this.metrics.requests.inc({ ...metricLabels(info), code: '200' });
       },
       { once: true },
     );
-    req.socket.once('close', () => stream.close('client'));
-    res.once('close', () => stream.close('client'));
+    // 'close' on the response also covers the connection going away; a socket listener would
+    // pile up on keep-alive connections that carry watch after watch.
+    let disposed = false;
+    res.once('close', () => {
+      if (!disposed) stream.close('client');
+    });
     try {
       active.handle = (await handler.watch!({ ...request, signal: stream.signal }, sink)) ?? undefined;
     } catch (error) {
-      if (!res.headersSent) {
-        // Nothing was sent yet: the client gets a plain error response (e.g. 410 Expired).
+      if (!res.headersSent && !stream.closed) {
+        // Nothing was sent yet: the client gets a plain error response (e.g. 410 Expired) and the
+        // connection stays usable.
+        disposed = true;
         this.#watches.delete(active);
         this.metrics.watchers.dec(gauge);
         res.removeHeader('cache-control');
