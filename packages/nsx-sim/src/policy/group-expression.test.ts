@@ -46,6 +46,16 @@ describe('validateGroupExpression', () => {
     );
     expect(validateGroupExpression(six, []).join()).toContain('at most 5');
     expect(validateGroupExpression(six.slice(0, 9), [])).toEqual([]);
+    const wide = (n: number) => ({
+      resource_type: 'NestedExpression',
+      expressions: Array.from({ length: n }, (_, i) => cond('Pod', 'Name', `p${i}`)).flatMap((c, i) =>
+        i === 0 ? [c] : [and, c],
+      ),
+    });
+    expect(validateGroupExpression([wide(12), or, wide(12), or, wide(11)], [])).toEqual([]);
+    expect(validateGroupExpression([wide(12), or, wide(12), or, wide(12)], []).join()).toContain(
+      'at most 35 conditions',
+    );
   });
 
   it('refuses AND between conditions of different member types at top level', () => {

@@ -86,6 +86,7 @@ const OR_ONLY = new Set([
   'ExternalIDExpression',
 ]);
 const MAX_CRITERIA = 5;
+const MAX_CONDITIONS = 35;
 
 type Expr = NsxObject & { resource_type?: string };
 
@@ -245,6 +246,19 @@ export function validateGroupExpression(expression: unknown, groupType: unknown)
       errs.push(`${where}: group_type IPAddress allows only IPAddressExpression`);
     }
   });
+  const conditionCount = list.reduce(
+    (n, e) =>
+      n +
+      (rt(e) === 'Condition'
+        ? 1
+        : rt(e) === 'NestedExpression' && Array.isArray(e['expressions'])
+          ? (e['expressions'] as Expr[]).filter((x) => rt(x) === 'Condition').length
+          : 0),
+    0,
+  );
+  if (conditionCount > MAX_CONDITIONS) {
+    errs.push(`expression: at most ${MAX_CONDITIONS} conditions per group, got ${conditionCount}`);
+  }
   if (criteria > MAX_CRITERIA) {
     errs.push(
       `expression: at most ${MAX_CRITERIA} Condition/NestedExpression criteria are allowed, got ${criteria}`,
