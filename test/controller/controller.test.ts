@@ -1,0 +1,157 @@
+import { fileURLToPath } from 'node:url';
+import { formatIP } from '@antrea-ts/apis';
+import { makePolicyInformers, NetworkPolicyController, normalizedUID } from '@antrea-ts/controller';
+import { type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
+import { CoreV1Api, CustomObjectsApi, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The policy computation fed by real informers from a real kube-apiserver (with Antrea's CRDs):
+// objects created through the API show up as internal NetworkPolicies, AppliedToGroups and
+// AddressGroups, and follow updates and deletions.
+
+const logger = pino({ level: process.env['ANTREA_TS_LOG'] ?? 'silent' });
+const crdDir = fileURLToPath(new URL('../../build/crds/', import.meta.url));
+
+let kube: KubeCluster;
+let controller: NetworkPolicyController;
+let core: CoreV1Api;
+let net: NetworkingV1Api;
+let custom: CustomObjectsApi;
+const abort = new AbortController();
+
+async function createPod(
+  ns: string,
+  name: string,
+  labels: Record<string, string>,
+  node: string,
+  ip: string,
+): Promise<void> {
+  const pod: V1Pod = {
+    metadata: { name, namespace: ns, labels },
+    spec: {
+      nodeName: node,
+      containers: [{ name: 'c', image: 'none', ports: [{ name: 'http', containerPort: 8080 }] }],
+    },
+  };
+  await core.createNamespacedPod({ namespace: ns, body: pod });
+  // No kubelet here: write the status a kubelet would.
+  const current = await core.readNamespacedPodStatus({ name, namespace: ns });
+  current.status = { ...current.status, phase: 'Running', podIP: ip, podIPs: [{ ip }] };
+  await core.replaceNamespacedPodStatus({ name, namespace: ns, body: current });
+}
+
+function addressGroupMembers(name: string): string[] {
+  const ag = controller.addressGroups.get(name)?.object;
+  return (ag?.members ?? [])
+    .map((m) => `${m.pod?.namespace}/${m.pod?.name}@${m.ips?.map(formatIP).join(',')}`)
+    .sort();
+}
+
+beforeAll(async () => {
+  kube = await startKube({ logger });
+  await kube.kubectl(['apply', '-f', crdDir]);
+  await kube.kubectl(['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all']);
+  core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  net = kube.kubeConfig.makeApiClient(NetworkingV1Api);
+  custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+  for (const ns of ['x', 'y'])
+    await core.createNamespace({ body: { metadata: { name: ns, labels: { team: ns } } } });
+  await createPod('x', 'a', { app: 'a' }, 'n1', '10.10.0.1');
+  await createPod('x', 'b', { app: 'b' }, 'n2', '10.10.0.2');
+  await createPod('y', 'b', { app: 'b' }, 'n3', '10.10.0.3');
+  await custom.createClusterCustomObject({
+    group: 'crd.antrea.io',
+    version: 'v1beta1',
+    plural: 'tiers',
+    body: {
+      apiVersion: 'crd.antrea.io/v1beta1',
+      kind: 'Tier',
+      metadata: { name: 'securityops' },
+      spec: { priority: 100 },
+    },
+  });
+  controller = new NetworkPolicyController({ informers: makePolicyInformers(kube.kubeConfig), logger });
+  await controller.start(abort.signal);
+}, 180_000);
+
+afterAll(async () => {
+  abort.abort();
+  await controller?.stop();
+  await kube?.stop();
+});
+
+describe('NetworkPolicyController against kube-apiserver', () => {
+  it('computes a K8s NetworkPolicy created through the API and follows a Pod relabel', async () => {
+    const np = await net.createNamespacedNetworkPolicy({
+      namespace: 'x',
+      body: {
+        metadata: { name: 'a-from-b' },
+        spec: {
+          podSelector: { matchLabels: { app: 'a' } },
+          policyTypes: ['Ingress'],
+          ingress: [{ _from: [{ podSelector: { matchLabels: { app: 'b' } }, namespaceSelector: {} }] }],
+        },
+      },
+    });
+    const uid = np.metadata!.uid!;
+    const internal = await waitFor(
+      'internal NetworkPolicy',
+      async () => controller.networkPolicies.get(uid)?.object,
+    );
+    expect(internal.sourceRef).toEqual({ type: 'K8sNetworkPolicy', namespace: 'x', name: 'a-from-b', uid });
+    expect([...internal.span]).toEqual(['n1']);
+    const ag = normalizedUID('namespaceSelector= And podSelector=app=b');
+    expect(internal.rules[0]!.from!.addressGroups).toEqual([ag]);
+    expect(addressGroupMembers(ag)).toEqual(['x/b@10.10.0.2', 'y/b@10.10.0.3']);
+    const atg = controller.appliedToGroups.get(internal.appliedToGroups[0]!)!.object;
+    expect(atg.membersByNode.get('n1')).toEqual([
+      { pod: { name: 'a', namespace: 'x' }, ports: [{ port: 8080, name: 'http', protocol: 'TCP' }] },
+    ]);
+
+    const pod = await core.readNamespacedPod({ name: 'b', namespace: 'y' });
+    pod.metadata!.labels = { app: 'other' };
+    await core.replaceNamespacedPod({ name: 'b', namespace: 'y', body: pod });
+    await waitFor(
+      'relabelled Pod to leave the AddressGroup',
+      async () => addressGroupMembers(ag).length === 1,
+    );
+    expect(addressGroupMembers(ag)).toEqual(['x/b@10.10.0.2']);
+
+    await net.deleteNamespacedNetworkPolicy({ name: 'a-from-b', namespace: 'x' });
+    await waitFor(
+      'internal NetworkPolicy to go',
+      async () => controller.networkPolicies.get(uid) === undefined,
+    );
+    expect(controller.addressGroups.get(ag)).toBeUndefined();
+  });
+
+  it('computes an Antrea ClusterNetworkPolicy in its Tier', async () => {
+    const acnp = (await custom.createClusterCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      plural: 'clusternetworkpolicies',
+      body: {
+        apiVersion: 'crd.antrea.io/v1beta1',
+        kind: 'ClusterNetworkPolicy',
+        metadata: { name: 'drop-b' },
+        spec: {
+          tier: 'securityops',
+          priority: 5,
+          appliedTo: [{ namespaceSelector: { matchLabels: { team: 'x' } } }],
+          ingress: [
+            { action: 'Drop', name: 'drop-b', from: [{ podSelector: { matchLabels: { app: 'b' } } }] },
+          ],
+        },
+      },
+    })) as { metadata: { uid: string } };
+    const internal = await waitFor(
+      'internal ACNP',
+      async () => controller.networkPolicies.get(acnp.metadata.uid)?.object,
+    );
+    expect(internal.tierPriority).toBe(100);
+    expect(internal.priority).toBe(5);
+    expect(internal.rules[0]).toMatchObject({ action: 'Drop', name: 'drop-b', direction: 'In' });
+    expect([...internal.span].sort()).toEqual(['n1', 'n2']);
+  });
+});
