@@ -115,6 +115,26 @@ describe('WatchStream', () => {
     expect(healthy.destroyed).toBe(false);
   });
 
+  it('corks the socket for the rest of the tick so a burst of frames leaves together', async () => {
+    const socket = Object.assign(new FakeSocket(1 << 20), {
+      corks: 0,
+      uncorks: 0,
+      cork() {
+        this.corks++;
+      },
+      uncork() {
+        this.uncorks++;
+      },
+    });
+    const s = new WatchStream(socket, { clock: new FakeClock() });
+    for (let i = 0; i < 5; i++) s.send(frame(i));
+    expect([socket.corks, socket.uncorks]).toEqual([1, 0]);
+    await new Promise((r) => process.nextTick(r));
+    expect([socket.corks, socket.uncorks]).toEqual([1, 1]);
+    s.send(frame(9));
+    expect(socket.corks).toBe(2);
+  });
+
   it('a clean close flushes what is queued before ending', () => {
     const socket = new FakeSocket(150);
     const s = new WatchStream(socket, { clock: new FakeClock() });

@@ -6,6 +6,8 @@ export interface FrameTarget {
   once(event: 'drain', listener: () => void): unknown;
   end(): unknown;
   destroy(): unknown;
+  cork?(): void;
+  uncork?(): void;
 }
 
 export type WatchCloseReason =
@@ -58,6 +60,7 @@ export class WatchStream {
   #lastSendAt: number;
   #closeReason: WatchCloseReason | undefined;
   #deadline: number | undefined;
+  #corked = false;
 
   constructor(
     target: FrameTarget,
@@ -151,6 +154,16 @@ export class WatchStream {
   }
 
   #write(frame: Uint8Array): void {
+    if (!this.#corked && this.#target.cork) {
+      // Frames sent in one tick (a burst of store events) leave in one TLS record and syscall
+      // instead of one each.
+      this.#corked = true;
+      this.#target.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.#target.uncork?.();
+      });
+    }
     this.#lastSendAt = this.#clock.now();
     this.#observer.sent?.(frame.length);
     if (!this.#target.write(frame) && this.#blockedSince === undefined) {
