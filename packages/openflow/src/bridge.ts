@@ -7,10 +7,10 @@ import {
   encodeSetPacketInFormat,
   type FeaturesReply,
 } from './codec/basic.js';
-import { type BundleFlags, encodeBundleAdd, encodeBundleControl } from './codec/bundle.js';
-import { OFPMP } from './codec/constants.js';
-import { encodeFlowMod, type Flow, type FlowMod } from './codec/flow-mod.js';
-import { encodeGroupMod, type GroupMod } from './codec/group-mod.js';
+import { type BundleFlags, encodeBundleAddInPlace, encodeBundleControl } from './codec/bundle.js';
+import { OFPMP, OFPT } from './codec/constants.js';
+import { encodeFlowMod, type Flow, type FlowMod, writeFlowModBody } from './codec/flow-mod.js';
+import { encodeGroupMod, type GroupMod, writeGroupModBody } from './codec/group-mod.js';
 import type { Match } from './codec/match.js';
 import { encodeMeterMod, type MeterMod } from './codec/meter-mod.js';
 import {
@@ -31,6 +31,8 @@ import {
 } from './codec/packet.js';
 import { isOpenFlowError, OfBundleError, OfDecodeError, OfErrorReply } from './errors.js';
 import { OfConnection, type OfConnectionOptions, type OfTarget } from './transport/connection.js';
+
+const BUNDLE_CHUNK = 2048;
 
 /** One message of a bundle. */
 export type BundleEntry = ({ kind: 'flow' } & FlowMod) | ({ kind: 'group' } & GroupMod);
@@ -181,20 +183,29 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
     await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'OPEN_REQUEST', flags));
     const index = new Map<number, number>();
     const errors: OfErrorReply[] = [];
-    const adds: Buffer[] = new Array(entries.length);
+    const xids: number[] = new Array(entries.length);
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
-      const xid = this.conn.nextXid();
-      index.set(xid, i);
-      const inner = e.kind === 'flow' ? encodeFlowMod(xid, e) : encodeGroupMod(xid, e);
-      adds[i] = encodeBundleAdd(id, flags, inner);
+      xids[i] = this.conn.nextXid();
+      index.set(xids[i]!, i);
     }
     const unwatch = this.conn.watchErrors(index.keys(), (err) => {
       err.messageIndex = index.get(err.xid);
       errors.push(err);
     });
     try {
-      await this.conn.sendMany(adds);
+      // Encode and write in chunks so the switch starts working while we are still encoding.
+      for (let start = 0; start < entries.length; start += BUNDLE_CHUNK) {
+        const chunk: Buffer[] = [];
+        for (let i = start; i < Math.min(entries.length, start + BUNDLE_CHUNK); i++) {
+          const e = entries[i]!;
+          chunk.push(
+            e.kind === 'flow'
+              ? encodeBundleAddInPlace(id, flags, xids[i]!, OFPT.FLOW_MOD, (w) => writeFlowModBody(w, e))
+              : encodeBundleAddInPlace(id, flags, xids[i]!, OFPT.GROUP_MOD, (w) => writeGroupModBody(w, e)),
+          );
+        }
+        await this.conn.sendMany(chunk);
+      }
       // OVS validates each add as it arrives but a rejected add does not poison the bundle, so
       // we must learn about rejections before committing to keep the batch all-or-nothing.
       await this.conn.barrier();

@@ -9,7 +9,8 @@ export class Writer {
   private len = 0;
 
   constructor(initial = 256) {
-    this.buf = Buffer.alloc(initial);
+    // Unsafe allocation is fine: every byte below `len` is written explicitly before finish().
+    this.buf = Buffer.allocUnsafe(initial);
   }
 
   get length(): number {
@@ -20,7 +21,7 @@ export class Writer {
     if (this.len + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.len + n) size *= 2;
-    const next = Buffer.alloc(size);
+    const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
   }
@@ -56,10 +57,21 @@ export class Writer {
   /** Writes `v` as an unsigned big-endian integer of exactly `bytes` bytes. */
   uint(v: bigint, bytes: number): this {
     this.ensure(bytes);
-    let x = BigInt.asUintN(bytes * 8, v);
-    for (let i = bytes - 1; i >= 0; i--) {
-      this.buf[this.len + i] = Number(x & 0xffn);
-      x >>= 8n;
+    // Fast paths: most fields are 1-8 bytes; BigInt byte loops are slow on hot encode paths.
+    if (bytes <= 6) {
+      this.buf.writeUIntBE(Number(BigInt.asUintN(bytes * 8, v)), this.len, bytes);
+    } else if (bytes === 8) {
+      this.buf.writeBigUInt64BE(BigInt.asUintN(64, v), this.len);
+    } else if (bytes === 16) {
+      const x = BigInt.asUintN(128, v);
+      this.buf.writeBigUInt64BE(x >> 64n, this.len);
+      this.buf.writeBigUInt64BE(x & 0xffffffffffffffffn, this.len + 8);
+    } else {
+      let x = BigInt.asUintN(bytes * 8, v);
+      for (let i = bytes - 1; i >= 0; i--) {
+        this.buf[this.len + i] = Number(x & 0xffn);
+        x >>= 8n;
+      }
     }
     this.len += bytes;
     return this;
@@ -97,8 +109,9 @@ export class Writer {
     return this;
   }
 
+  /** The written bytes. A Writer is single-use: the result shares memory with it (no copy). */
   finish(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.len));
+    return this.buf.subarray(0, this.len);
   }
 }
 

@@ -1,6 +1,6 @@
 import { OfDecodeError } from '../errors.js';
-import { Reader } from './buffer.js';
-import { OFPBCT, OFPBF, OFPT } from './constants.js';
+import { Reader, type Writer } from './buffer.js';
+import { OFP_VERSION_15, OFPBCT, OFPBF, OFPT } from './constants.js';
 import { beginMessage, decodeHeader, endMessage } from './header.js';
 
 export type BundleControlType = keyof typeof OFPBCT;
@@ -67,4 +67,24 @@ export function decodeBundleAdd(msg: Buffer): BundleAdd {
   const flags = r.u16();
   const innerHeader = decodeHeader(msg, r.pos);
   return { bundleId, flags, inner: Buffer.from(r.bytes(innerHeader.length, 'bundled message')) };
+}
+
+/**
+ * Encodes an OFPT_BUNDLE_ADD_MESSAGE whose inner message (of `innerType`, same xid) is written
+ * in place by `writeBody`, avoiding a copy of the inner message on the hot path of big bundles.
+ */
+export function encodeBundleAddInPlace(
+  bundleId: number,
+  flags: BundleFlags,
+  xid: number,
+  innerType: number,
+  writeBody: (w: Writer) => void,
+): Buffer {
+  const w = beginMessage(OFPT.BUNDLE_ADD_MESSAGE, xid, 256);
+  w.u32(bundleId).u16(0).u16(bundleFlagBits(flags));
+  const inner = w.length;
+  w.u8(OFP_VERSION_15).u8(innerType).u16(0).u32(xid);
+  writeBody(w);
+  w.setU16(inner + 2, w.length - inner);
+  return endMessage(w);
 }

@@ -1,6 +1,6 @@
 import { OfDecodeError } from '../errors.js';
 import { type Action, decodeInstructions, encodeInstructions } from './actions.js';
-import { Reader } from './buffer.js';
+import { Reader, type Writer } from './buffer.js';
 import {
   type FlowModCommand,
   OFP_DEFAULT_PRIORITY,
@@ -42,6 +42,12 @@ const COMMAND_NAMES = Object.keys(OFPFC) as FlowModCommand[];
 
 export function encodeFlowMod(xid: number, fm: FlowMod): Buffer {
   const w = beginMessage(OFPT.FLOW_MOD, xid, 256);
+  writeFlowModBody(w, fm);
+  return endMessage(w);
+}
+
+/** Writes the flow_mod body (everything after the header); lets bundles encode in place. */
+export function writeFlowModBody(w: Writer, fm: FlowMod): void {
   const isDelete = fm.command === 'DELETE' || fm.command === 'DELETE_STRICT';
   w.u64(fm.cookie ?? 0n);
   w.u64(fm.cookieMask ?? 0n);
@@ -58,7 +64,6 @@ export function encodeFlowMod(xid: number, fm: FlowMod): Buffer {
   w.u16(fm.importance ?? 0);
   encodeMatch(w, fm.match);
   if (!isDelete) encodeInstructions(w, fm.actions);
-  return endMessage(w);
 }
 
 export function decodeFlowMod(msg: Buffer): FlowMod {

@@ -1,6 +1,6 @@
 import { OfDecodeError } from '../errors.js';
 import { type Action, decodeActionList, encodeActions } from './actions.js';
-import { Reader } from './buffer.js';
+import { Reader, type Writer } from './buffer.js';
 import {
   type GroupModCommand,
   type GroupType,
@@ -29,7 +29,7 @@ export interface GroupMod {
   commandBucketId?: number;
 }
 
-function encodeBucket(w: ReturnType<typeof beginMessage>, b: Bucket, type: GroupType): void {
+function encodeBucket(w: Writer, b: Bucket, type: GroupType): void {
   const start = w.length;
   w.u16(0).u16(0).u32(b.bucketId);
   const actionsStart = w.length;
@@ -48,6 +48,12 @@ function encodeBucket(w: ReturnType<typeof beginMessage>, b: Bucket, type: Group
 
 export function encodeGroupMod(xid: number, gm: GroupMod): Buffer {
   const w = beginMessage(OFPT.GROUP_MOD, xid, 128);
+  writeGroupModBody(w, gm);
+  return endMessage(w);
+}
+
+/** Writes the group_mod body (everything after the header); lets bundles encode in place. */
+export function writeGroupModBody(w: Writer, gm: GroupMod): void {
   w.u16(OFPGC[gm.command]).u8(OFPGT[gm.type]).u8(0).u32(gm.groupId);
   const lenAt = w.length;
   w.u16(0)
@@ -56,7 +62,6 @@ export function encodeGroupMod(xid: number, gm: GroupMod): Buffer {
   const bucketsStart = w.length;
   for (const b of gm.buckets) encodeBucket(w, b, gm.type);
   w.setU16(lenAt, w.length - bucketsStart);
-  return endMessage(w);
 }
 
 export function decodeBuckets(r: Reader): Bucket[] {

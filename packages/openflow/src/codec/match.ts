@@ -129,6 +129,7 @@ const WIRE_ORDER = [
   'metadata',
 ];
 const order = new Map<string, number>(WIRE_ORDER.map((n, i) => [n, i]));
+const REGISTER_FIELDS = new Set(WIRE_ORDER.filter((n) => /^x{0,2}reg\d+$/.test(n)));
 for (const f of allFields()) if (!order.has(f.name)) order.set(f.name, order.size);
 
 /** Parses the textual value of `f` (`10.0.0.0/24`, `0x3/0xf`, `+trk-inv`, `LOCAL`, …). */
@@ -284,7 +285,8 @@ export function encodeMatch(w: Writer, match: Match): number {
   const start = w.length;
   w.u16(1); // OFPMT_OXM
   w.u16(0); // length, patched below (excludes padding)
-  for (const mf of joinRegisters(match)) encodeOxmField(w, mf);
+  const fields = match.some((mf) => REGISTER_FIELDS.has(mf.field)) ? joinRegisters(match) : match;
+  for (const mf of fields) encodeOxmField(w, mf);
   w.setU16(start + 2, w.length - start);
   w.padTo(8, start);
   return w.length - start;
