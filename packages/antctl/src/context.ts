@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { type ConnectionEnv, type Connections, createConnections } from './client/connections.js';
+import { AntctlError } from './errors.js';
+import { type AntctlMode, decideMode, type ModeDecision } from './mode.js';
+
+/** Where output goes; a process stream or a test buffer. */
+export interface OutputSink {
+  write(chunk: string): unknown;
+}
+
+/** Everything antctl takes from its process, injected by cmd/antctl (and by tests). */
+export interface AntctlDeps {
+  readonly stdout: OutputSink;
+  readonly stderr: OutputSink;
+  /** POD_NAME, KUBECONFIG, HOME: the only environment antctl looks at. */
+  readonly env: Readonly<{ POD_NAME?: string; KUBECONFIG?: string; HOME?: string }>;
+  /** Shown in usage and completion ("antctl", or "kubectl antctl" as a kubectl plugin). */
+  readonly programName?: string;
+  /** antctl's own version, printed by `antctl version`. */
+  readonly version: string;
+  fileExists(path: string): boolean;
+  readFile(path: string): string;
+  /** Writes a file, creating parent directories (support bundles). */
+  writeFile(path: string, data: Buffer | string): void;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  /** Random lowercase alphanumerics, for Traceflow names. */
+  randomSuffix(length: number): string;
+  /** Replaces real HTTP connections (unit tests). */
+  connect?(mode: ModeDecision, env: ConnectionEnv): Connections;
+}
+
+/** Global flags, as Antrea's antctl defines them on the root command. */
+export interface GlobalOptions {
+  kubeconfig?: string;
+  timeout?: number;
+  server?: string;
+  verbose?: boolean;
+  mode?: string;
+  agentAddress?: string;
+}
+
+export interface RunContext {
+  readonly deps: AntctlDeps;
+  readonly mode: ModeDecision;
+  readonly conn: Connections;
+  readonly globals: GlobalOptions;
+  out(text: string): void;
+}
+
+/** Builds the per-command context from the parsed global flags. */
+export function runContext(deps: AntctlDeps, cmd: Command, extra: { insecure?: boolean } = {}): RunContext {
+  const globals = cmd.optsWithGlobals() as GlobalOptions;
+  const mode = decideMode(deps.env.POD_NAME, globals.mode);
+  const env: ConnectionEnv = {
+    kubeconfig: globals.kubeconfig,
+    kubeconfigEnv: deps.env.KUBECONFIG,
+    homeDir: deps.env.HOME,
+    server: globals.server,
+    agentAddress: globals.agentAddress,
+    insecure: extra.insecure,
+    timeoutMs: globals.timeout ?? 0,
+    fileExists: deps.fileExists,
+    readFile: deps.readFile,
+  };
+  const conn = deps.connect ? deps.connect(mode, env) : createConnections(mode, env);
+  return { deps, mode, conn, globals, out: (t) => deps.stdout.write(t) };
+}
+
+/** Refuses a command the selected mode does not have, saying how to get the other mode. */
+export function requireMode(ctx: RunContext, want: AntctlMode, command: string): void {
+  if (ctx.mode.mode === want) return;
+  const how =
+    want === 'agent'
+      ? 'run it inside an antrea-agent Pod ("kubectl -n kube-system exec -it <antrea-agent-pod> -c antrea-agent -- antctl ...") or pass --mode agent'
+      : 'run it from outside the agent Pod with a kubeconfig, or pass --mode controller';
+  throw new AntctlError(
+    'ANTCTL_UNSUPPORTED_MODE',
+    `"antctl ${command}" is only available in ${want} mode (this is ${ctx.mode.mode} mode): ${how}`,
+  );
+}
+
+/** Antrea's --timeout takes Go durations (10s, 1m30s, 500ms); a bare number is seconds. */
+export function parseDuration(value: string): number {
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let rest = value;
+  const re = /^(\d+(?:\.\d+)?)(ms|s|m|h)/;
+  if (rest === '') throw new AntctlError('ANTCTL_USAGE', 'empty duration');
+  while (rest !== '') {
+    const m = re.exec(rest);
+    if (!m) {
+      throw new AntctlError('ANTCTL_USAGE', `invalid duration "${value}": want e.g. 30s, 2m, 1h30m`);
+    }
+    total += Number(m[1]) * (units[m[2] as string] ?? 0);
+    rest = rest.slice(m[0].length);
+  }
+  return total;
+}
