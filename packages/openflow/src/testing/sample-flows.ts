@@ -279,4 +279,21 @@ export const SAMPLE_FLOWS: SampleFlow[] = [
       'table=7, priority=300,ipv6,reg0=0x10000/0x10000,reg1=0x8001,ipv6_dst=fd00:10:96::a ' +
       'actions=ct(commit,zone=65510,nat(dst=[fd00::1]-[fd00::2]:443))',
   },
+  {
+    name: 'conntrack original-direction tuple (needs a valid ct_state)',
+    flow: {
+      table: 60,
+      priority: 10,
+      match: buildMatch({
+        ip: true,
+        ct_state: '+trk-inv',
+        ct_nw_src: '1.1.1.1',
+        ct_nw_dst: '2.2.2.0/24',
+        ct_nw_proto: 6,
+        ct_tp_dst: 80,
+      }),
+      actions: [],
+    },
+    text: 'table=60, priority=10,ct_state=-inv+trk,ct_nw_src=1.1.1.1,ct_nw_dst=2.2.2.0/24,ct_nw_proto=6,ct_tp_dst=80,ip actions=drop',
+  },
 ];
