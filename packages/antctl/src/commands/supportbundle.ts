@@ -262,7 +262,6 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
         targets.push(
           await agentTarget(
             ctx,
-            kube,
             n,
             byNode.get(n.metadata.name) as AntreaAgentInfo,
             tok.status?.token ?? '',
