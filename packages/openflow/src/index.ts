@@ -15,4 +15,5 @@ export * from './codec/multipart.js';
 export * from './codec/packet.js';
 export * from './errors.js';
 export * from './format/flow-format.js';
+export * from './format/flow-parse.js';
 export * from './transport/connection.js';
