@@ -12,7 +12,7 @@ import {
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NsxRequestError } from '../errors.js';
-import { listAll, NsxClient, putWithRevision } from './client.js';
+import { type HttpMethod, listAll, NsxClient, type NsxTransport, putWithRevision } from './client.js';
 
 // The REST client against the simulator on loopback: real sockets, NSX error bodies, paging, TLS.
 
@@ -67,13 +67,13 @@ describe('NsxClient', () => {
       });
       expect(created._revision).toBe(0);
       let raced = false;
-      const racing = {
-        request: async (method: string, path: string, body?: unknown) => {
+      const racing: NsxTransport = {
+        request: async <T>(method: HttpMethod, path: string, body?: unknown): Promise<T> => {
           if (method === 'PUT' && !raced) {
             raced = true;
             await c.request('PATCH', path, { description: 'someone else' });
           }
-          return c.request(method as 'GET', path, body);
+          return c.request<T>(method, path, body);
         },
       };
       const won = await putWithRevision<{ display_name: string; _revision: number }>(racing, `${G}/g1`, {
