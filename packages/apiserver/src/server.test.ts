@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { connect as connectHttp2 } from 'node:http2';
 import { request } from 'node:https';
 import { setImmediate as tick } from 'node:timers/promises';
 import pino from 'pino';
@@ -487,6 +488,84 @@ describe('ApiServer', () => {
     );
     expect(metrics.body).toContain('antrea_apiserver_authn_cache_total{result="hit"}');
     expect(metrics.body).toContain('antrea_apiserver_watch_queue_bytes');
+  });
+
+  it('speaks HTTP/2: front-proxy identity, and a stalled watch is reset without hurting its neighbours', async () => {
+    const session = connectHttp2(`https://127.0.0.1:${server.address.port}`, {
+      ca: certs.current().caBundlePem,
+      servername: 'antrea',
+      ...clientCert(frontProxyCa, 'front-proxy-client'),
+    });
+    // A large connection window: the stalled stream must only exhaust its own stream window.
+    session.on('connect', () => session.setLocalWindowSize(64 << 20));
+    try {
+      const get = (path: string, headers: Record<string, string>) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const s = session.request({ ':path': path, ...headers });
+          let status = 0;
+          let body = '';
+          s.on('response', (h) => {
+            status = Number(h[':status']);
+          });
+          s.on('data', (c: Buffer) => {
+            body += c.toString();
+          });
+          s.on('end', () => resolve({ status, body }));
+          s.on('error', reject);
+          s.end();
+        });
+      const listed = await get(`${BASE}/networkpolicies`, {
+        'x-remote-user': 'carol',
+        'x-remote-group': 'ops',
+      });
+      expect(listed.status).toBe(200);
+      expect(seen.at(-1)!.user).toMatchObject({
+        username: 'carol',
+        groups: ['ops'],
+        authenticatedBy: 'request-header',
+      });
+
+      const before = sinks.length;
+      const headers = { ':path': `${BASE}/networkpolicies?watch=1`, 'x-remote-user': 'carol' };
+      const stalled = session.request(headers);
+      stalled.pause();
+      const stalledClosed = new Promise<void>((resolve) => {
+        stalled.on('close', () => resolve());
+        stalled.on('error', () => resolve());
+      });
+      stalled.end();
+      const healthy = session.request(headers);
+      let healthyFrames = 0;
+      healthy.on('data', (c: Buffer) => {
+        for (const b of c) if (b === 0x0a) healthyFrames++;
+      });
+      healthy.end();
+      while (sinks.length < before + 2) await tick();
+      const [a, b] = sinks.slice(-2) as [WatchSink, WatchSink];
+      const big = { kind: 'NetworkPolicy', pad: 'y'.repeat(16 * 1024) };
+      let sent = 0;
+      // Which sink belongs to which stream is not known; keep going until one of them is dropped.
+      while (sent < 2000 && !a.closed && !b.closed) {
+        const obj = { ...big, n: sent };
+        a.send('MODIFIED', obj);
+        b.send('MODIFIED', obj);
+        sent++;
+        await tick();
+      }
+      expect(sent).toBeLessThan(2000);
+      const survivor = a.closed ? b : a;
+      expect(survivor.closed).toBe(false);
+      stalled.resume();
+      await stalledClosed;
+      expect(stalled.rstCode).not.toBe(0);
+      // The neighbour got every event (the initial ADDED and BOOKMARK too) on the same connection.
+      const deadline = Date.now() + 5000;
+      while (healthyFrames < sent + 2 && Date.now() < deadline) await tick();
+      expect(healthyFrames).toBe(sent + 2);
+      survivor.close();
+    } finally {
+      session.close();
+    }
   });
 
   it('serves the rotated certificate on new connections', async () => {

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import {
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2Session,
+  constants as http2Constants,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
@@ -18,6 +22,7 @@ import { type Clock, systemClock } from './clock.js';
 import { type ApiCodec, type ApiObject, codecForContentType, jsonCodec, negotiate } from './codec.js';
 import { ApiServerError } from './errors.js';
 import { HealthChecks } from './health.js';
+import { type HttpRequest, type HttpResponse, headersDistinct } from './http-types.js';
 import { parseListOptions } from './list-options.js';
 import { ApiServerMetrics } from './metrics.js';
 import type {
@@ -31,7 +36,7 @@ import type {
 import { type RequestInfo, type ResourceRequestInfo, resolveRequestInfo, type Verb } from './request-info.js';
 import { ApiError, tooLarge } from './status.js';
 import { FrameCache } from './watch/frame-cache.js';
-import { WatchStream, type WatchStreamLimits } from './watch/watch-stream.js';
+import { type FrameTarget, WatchStream, type WatchStreamLimits } from './watch/watch-stream.js';
 
 /** Where the front-proxy and client CAs come from (AuthenticationConfigSource, or a fixed value). */
 export interface AuthenticationConfigProvider {
@@ -101,7 +106,11 @@ export class ApiServer {
   readonly #authorizer: Authorizer;
   readonly #frames = new FrameCache();
   readonly #watches = new Set<ActiveWatch>();
-  #server: Server | undefined;
+  #server: Http2SecureServer | undefined;
+  /** Open TLS connections, for shutdown. */
+  readonly #sockets = new Set<TLSSocket>();
+  /** Requests in flight per connection (HTTP/1.1 socket or HTTP/2 session), to find idle ones. */
+  readonly #inFlight = new Map<TLSSocket | Http2Session, number>();
   #tickTimer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void)[] = [];
   #stopping: Promise<void> | undefined;
@@ -143,7 +152,7 @@ export class ApiServer {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#server) return;
     this.#stopping = undefined;
-    const server = createServer(
+    const server = createSecureServer(
       {
         ...this.#secureContext(),
         // Client certificates are optional (tokens are the common case) and verified per request
@@ -151,8 +160,15 @@ export class ApiServer {
         requestCert: true,
         rejectUnauthorized: false,
         minVersion: 'TLSv1.2',
+        // HTTP/2 lets an agent's watches share one connection, as client-go does with
+        // kube-apiserver; HTTP/1.1 stays available for everything else.
+        allowHTTP1: true,
+        settings: { maxConcurrentStreams: 1000 },
       },
-      (req, res) => {
+      (rawReq, rawRes) => {
+        const req = rawReq as unknown as HttpRequest;
+        const res = rawRes as unknown as HttpResponse;
+        this.#track(req, res);
         this.#handle(req, res).catch((error: unknown) => {
           this.#log.error({ err: error }, 'request handling failed');
           if (!res.headersSent) this.#sendError(res, ApiError.internal());
@@ -160,7 +176,17 @@ export class ApiServer {
         });
       },
     );
-    server.on('secureConnection', (socket: TLSSocket) => socket.setKeepAlive(true, 30_000));
+    server.on('secureConnection', (socket: TLSSocket) => {
+      socket.setKeepAlive(true, 30_000);
+      this.#sockets.add(socket);
+      socket.once('close', () => {
+        this.#sockets.delete(socket);
+        this.#inFlight.delete(socket);
+      });
+    });
+    server.on('session', (session: Http2Session) => {
+      session.once('close', () => this.#inFlight.delete(session));
+    });
     server.on('tlsClientError', (error) => this.#log.debug({ err: error }, 'TLS handshake failed'));
     this.#server = server;
     const refresh = () => server.setSecureContext(this.#secureContext());
@@ -169,7 +195,7 @@ export class ApiServer {
         refresh();
         // Idle keep-alive connections reconnect and so verify the new certificate; busy ones
         // (watches) are left alone: cutting them would make every agent re-list.
-        server.closeIdleConnections();
+        this.#closeIdleConnections();
       }),
     );
     if (this.#opts.authenticationConfig)
@@ -200,11 +226,33 @@ export class ApiServer {
       this.#server = undefined;
       if (server) {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
+        for (const socket of this.#sockets) socket.destroy();
+        this.#sockets.clear();
+        this.#inFlight.clear();
         await closed;
       }
     })();
     return this.#stopping;
+  }
+
+  #track(req: HttpRequest, res: HttpResponse): void {
+    const conn = (req.stream?.session ?? req.socket) as TLSSocket | Http2Session;
+    this.#inFlight.set(conn, (this.#inFlight.get(conn) ?? 0) + 1);
+    res.once('close', () => {
+      const n = (this.#inFlight.get(conn) ?? 1) - 1;
+      // Only connections still open are tracked; a closed one was removed by its close handler.
+      if (this.#inFlight.has(conn)) this.#inFlight.set(conn, n);
+    });
+  }
+
+  /** Closes connections with no request in flight (HTTP/2: GOAWAY, then close). */
+  #closeIdleConnections(): void {
+    for (const [conn, n] of this.#inFlight) {
+      if (n > 0) continue;
+      this.#inFlight.delete(conn);
+      if ('goaway' in conn) conn.close();
+      else conn.destroy();
+    }
   }
 
   /** Deadlines, stalled sockets and bookmarks for every watch; start() runs it on a timer. */
@@ -248,7 +296,7 @@ export class ApiServer {
     return { frames, bytes, maxFrames, maxBytes };
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #handle(req: HttpRequest, res: HttpResponse): Promise<void> {
     const started = this.#clock.now();
     const url = new URL(req.url ?? '/', 'https://localhost');
     const path = url.pathname;
@@ -298,13 +346,13 @@ export class ApiServer {
   }
 
   /** Union authentication in kube's order: front proxy / client certificate, then bearer token. */
-  async #authenticate(req: IncomingMessage, log: Logger): Promise<UserInfo | undefined> {
+  async #authenticate(req: HttpRequest, log: Logger): Promise<UserInfo | undefined> {
     const socket = req.socket as TLSSocket;
     const peer =
       typeof socket.getPeerX509Certificate === 'function' ? socket.getPeerX509Certificate() : undefined;
     const fromCert = authenticateClientCert(
       peer,
-      req.headersDistinct,
+      headersDistinct(req.rawHeaders),
       this.#authnConfig(),
       this.#clock.now(),
     );
@@ -331,8 +379,8 @@ export class ApiServer {
   }
 
   async #route(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: HttpRequest,
+    res: HttpResponse,
     url: URL,
     info: RequestInfo,
     user: UserInfo,
@@ -372,7 +420,7 @@ export class ApiServer {
   }
 
   async #health(
-    res: ServerResponse,
+    res: HttpResponse,
     checks: HealthChecks,
     only: string | undefined,
     url: URL,
@@ -394,8 +442,8 @@ export class ApiServer {
   }
 
   async #dispatch(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: HttpRequest,
+    res: HttpResponse,
     url: URL,
     info: ResourceRequestInfo,
     user: UserInfo,
@@ -436,7 +484,7 @@ export class ApiServer {
     }
   }
 
-  async #readBody(req: IncomingMessage): Promise<unknown> {
+  async #readBody(req: HttpRequest): Promise<unknown> {
     const codec = codecForContentType(req.headers['content-type'], this.#codecs);
     if (!codec?.decode) throw ApiError.unsupportedMediaType(req.headers['content-type'] ?? '');
     const limit = this.#opts.maxBodyBytes ?? 3 * 1024 * 1024;
@@ -455,7 +503,7 @@ export class ApiServer {
   }
 
   async #watch(
-    res: ServerResponse,
+    res: HttpResponse,
     request: ApiRequest,
     codec: ApiCodec,
     handler: ResourceHandler,
@@ -469,7 +517,7 @@ export class ApiServer {
     res.statusCode = 200;
     res.setHeader('content-type', codec.streamContentType);
     res.setHeader('cache-control', 'no-cache, private');
-    const stream = new WatchStream(res, {
+    const stream = new WatchStream(frameTarget(res), {
       clock: this.#clock,
       ...(this.#opts.watch?.limits ? { limits: this.#opts.watch.limits } : {}),
       timeoutMs: timeoutSeconds * 1000,
@@ -538,22 +586,19 @@ export class ApiServer {
       return;
     }
     // Send the 200 and headers now so the client knows the watch is established before any event.
-    if (!stream.closed && !res.headersSent) res.flushHeaders();
+    if (!stream.closed && !res.headersSent) {
+      if (res.flushHeaders) res.flushHeaders();
+      else res.write(new Uint8Array(0));
+    }
   }
 
-  #sendObject(
-    req: IncomingMessage,
-    res: ServerResponse,
-    codec: ApiCodec,
-    status: number,
-    object: ApiObject,
-  ): void {
+  #sendObject(req: HttpRequest, res: HttpResponse, codec: ApiCodec, status: number, object: ApiObject): void {
     const body = codec.encode(object);
     res.writeHead(status, { 'content-type': codec.mediaType, 'content-length': body.length });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  #sendError(res: ServerResponse, error: ApiError): void {
+  #sendError(res: HttpResponse, error: ApiError): void {
     const body = Buffer.from(JSON.stringify(error.toStatus()));
     const headers: Record<string, string | number> = {
       'content-type': STATUS_CONTENT_TYPE,
@@ -565,6 +610,22 @@ export class ApiServer {
     res.writeHead(error.code, headers);
     res.end(body);
   }
+}
+
+/**
+ * The response as a watch writes to it. Dropping a slow HTTP/2 watcher resets only its stream
+ * (CANCEL), so the agent's other watches on the same connection carry on; on HTTP/1.1 the
+ * connection is the stream.
+ */
+function frameTarget(res: HttpResponse): FrameTarget {
+  const h2 = (res as { stream?: { close(code: number): void } }).stream;
+  return {
+    write: (chunk) => res.write(chunk),
+    once: (event, listener) => res.once(event, listener),
+    end: () => res.end(),
+    destroy: () => (h2 ? h2.close(http2Constants.NGHTTP2_CANCEL) : res.destroy()),
+    ...(res.cork && res.uncork ? { cork: () => res.cork!(), uncork: () => res.uncork!() } : {}),
+  };
 }
 
 function resolveTarget(
