@@ -38,7 +38,7 @@ export function clusterInfo(
   for (const a of agents) {
     const conds = a.agentConditions ?? [];
     const main = conds.find((c) => c.type === 'AgentHealthy');
-    if (!main || main.status !== 'True' || !fresh(main.lastHeartbeatTime, nowMs)) failed += 1;
+    if (main?.status !== 'True' || !fresh(main.lastHeartbeatTime, nowMs)) failed += 1;
     else if (conds.some((c) => c.status !== 'True')) degraded += 1;
     else ok += 1;
   }
