@@ -12,9 +12,17 @@ function formatUUID(b: Buffer): string {
   return [h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20, 32)].join('-');
 }
 
+const namespaceCache = new Map<string, Buffer>();
+
 /** RFC 4122 version 5 (SHA-1, name-based) UUID. */
 export function uuidV5(namespace: string, name: string): string {
-  const digest = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
+  // Parsing the namespace once matters: every group name is a UUIDv5 under the same namespace.
+  let ns = namespaceCache.get(namespace);
+  if (!ns) {
+    ns = uuidBytes(namespace);
+    if (namespaceCache.size < 16) namespaceCache.set(namespace, ns);
+  }
+  const digest = createHash('sha1').update(ns).update(name, 'utf8').digest();
   const b = digest.subarray(0, 16);
   b[6] = (b[6]! & 0x0f) | 0x50;
   b[8] = (b[8]! & 0x3f) | 0x80;

@@ -58,6 +58,8 @@ export interface SelectorItem<T = unknown> {
   readonly nsSelector: NsSelectorItem<T> | undefined;
   readonly labelItems: Set<LabelItem<T>>;
   refs: number;
+  /** Owned by the index's user: who to notify when the item changes. */
+  users: Set<unknown> | undefined;
 }
 
 /** Scope of a selector item, decided once from its GroupSelector. */
@@ -247,7 +249,14 @@ export class GroupingIndex<T = unknown> {
   }
 
   private candidateSelectors(ns: NamespaceEntity<T>, li: LabelItem<T>): SelectorItem<T>[] {
-    const keys = labelItemKeys(li);
+    // Label pair keys only matter to indexed buckets; most buckets are small and never indexed.
+    let computed: string[] | undefined;
+    const keys = {
+      get list(): string[] {
+        if (!computed) computed = labelItemKeys(li);
+        return computed;
+      },
+    };
     const out: SelectorItem<T>[] = [];
     const pinned = this.byNamespace.get(ns.name);
     if (pinned) for (const si of pinned.candidatesForAny(keys)) out.push(si);
@@ -289,6 +298,8 @@ export class GroupingIndex<T = unknown> {
     const ns = this.nsEntity(state.namespace);
     if (!existing) {
       const li = this.acquireLabelItem(ns, state.labels);
+      // Pods with the same labels share one labels object (the label item's).
+      state.labels = li.labels;
       const pod: PodEntity<T> = { key, state, labelItem: li, payload: makePayload(state, undefined) };
       li.pods.add(pod);
       this.pods.set(key, pod);
@@ -304,12 +315,14 @@ export class GroupingIndex<T = unknown> {
       old.pods.delete(existing);
       for (const si of old.selectors) this.dirty.add(si);
       const li = this.acquireLabelItem(ns, state.labels);
+      state.labels = li.labels;
       li.pods.add(existing);
       existing.labelItem = li;
       for (const si of li.selectors) this.dirty.add(si);
       this.releaseLabelItem(old);
-    } else if (attributesChanged(prev, state)) {
-      for (const si of existing.labelItem.selectors) this.dirty.add(si);
+    } else {
+      state.labels = existing.labelItem.labels;
+      if (attributesChanged(prev, state)) for (const si of existing.labelItem.selectors) this.dirty.add(si);
     }
     return existing;
   }
@@ -336,7 +349,14 @@ export class GroupingIndex<T = unknown> {
     const scope = scopeOf(sel);
     let nsi: NsSelectorItem<T> | undefined;
     if (scope === 'nsSelector') nsi = this.acquireNsSelector(sel.namespaceSelector!);
-    si = { key: sel.normalizedName, selector: sel, nsSelector: nsi, labelItems: new Set(), refs: 1 };
+    si = {
+      key: sel.normalizedName,
+      selector: sel,
+      nsSelector: nsi,
+      labelItems: new Set(),
+      refs: 1,
+      users: undefined,
+    };
     this.selectorItems.set(si.key, si);
     switch (scope) {
       case 'namespace': {

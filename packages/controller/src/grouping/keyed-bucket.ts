@@ -9,7 +9,7 @@ export class KeyedBucket<T> {
   readonly items = new Set<T>();
   private index: Map<string, Set<T>> | undefined;
   /** Items without keys; only maintained while indexed. */
-  private readonly unkeyed = new Set<T>();
+  private unkeyed: Set<T> | undefined;
 
   constructor(
     private readonly keysOf: (item: T) => readonly string[],
@@ -34,7 +34,7 @@ export class KeyedBucket<T> {
     if (!this.items.delete(item)) return false;
     if (this.index) {
       const keys = this.keysOf(item);
-      if (keys.length === 0) this.unkeyed.delete(item);
+      if (keys.length === 0) this.unkeyed?.delete(item);
       for (const k of keys) {
         const set = this.index.get(k);
         if (set?.delete(item) && set.size === 0) this.index.delete(k);
@@ -45,7 +45,10 @@ export class KeyedBucket<T> {
 
   private indexItem(item: T): void {
     const keys = this.keysOf(item);
-    if (keys.length === 0) this.unkeyed.add(item);
+    if (keys.length === 0) {
+      if (!this.unkeyed) this.unkeyed = new Set();
+      this.unkeyed.add(item);
+    }
     for (const k of keys) {
       const set = this.index!.get(k);
       if (set) set.add(item);
@@ -59,11 +62,14 @@ export class KeyedBucket<T> {
     return this.index.get(key) ?? NONE;
   }
 
-  /** Items keyed by any of `keys`, plus the keyless ones: all of them when not indexed. */
-  candidatesForAny(keys: readonly string[]): Iterable<T> {
+  /**
+   * Items keyed by any of `keys.list`, plus the keyless ones: all of them when not indexed (the
+   * keys are then never computed).
+   */
+  candidatesForAny(keys: { readonly list: readonly string[] }): Iterable<T> {
     if (!this.index) return this.items;
-    const out = new Set<T>(this.unkeyed);
-    for (const k of keys) {
+    const out = new Set<T>(this.unkeyed ?? []);
+    for (const k of keys.list) {
       const set = this.index.get(k);
       if (set) for (const it of set) out.add(it);
     }

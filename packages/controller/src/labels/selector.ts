@@ -71,6 +71,19 @@ function requirementMatches(r: Requirement, labels: Labels): boolean {
   }
 }
 
+/**
+ * Compiled selectors by canonical text. Selectors are immutable and their text identifies their
+ * semantics, so sharing is safe; the cache is bounded to keep hostile input from growing it forever.
+ */
+const internCache = new Map<string, Selector>();
+const INTERN_LIMIT = 1 << 20;
+
+function intern(s: Selector): Selector {
+  if (internCache.size >= INTERN_LIMIT) internCache.clear();
+  internCache.set(s.text, s);
+  return s;
+}
+
 const EVERYTHING: Selector = { text: '', empty: true, indexKey: undefined, matches: () => true };
 
 /** The index key of one label pair (see Selector.indexKey). */
@@ -114,20 +127,41 @@ export function compileSelector(sel: LabelSelector): Selector {
     }
   }
   if (reqs.length === 0) return EVERYTHING;
+  // Fast path: a lone matchLabels pair (the common selector) is looked up before anything else.
+  if (reqs.length === 1 && reqs[0]!.op === 'Equals') {
+    const r = reqs[0]!;
+    const text = requirementText(r);
+    const hit = internCache.get(text);
+    if (hit) return hit;
+  }
   const sorted = reqs
     .map((r, i) => ({ r, i }))
     .sort((a, b) => (a.r.key < b.r.key ? -1 : a.r.key > b.r.key ? 1 : a.i - b.i))
     .map((x) => x.r);
   const text = sorted.map(requirementText).join(',');
+  // Equal selectors are shared: thousands of policies repeat the same few (app=web, ...), and each
+  // compiled selector costs a closure, its context and two strings.
+  const cached = internCache.get(text);
+  if (cached) return cached;
   const eq = sorted.find((r) => r.op === 'Equals');
   const indexKey = eq ? labelPairKey(eq.key, eq.values[0]!) : undefined;
   // Specialize the overwhelmingly common single `key=value` selector.
   if (sorted.length === 1 && sorted[0]!.op === 'Equals') {
     const { key } = sorted[0]!;
     const value = sorted[0]!.values[0];
-    return { text, empty: false, indexKey, matches: (l) => l[key] === value && Object.hasOwn(l, key) };
+    return intern({
+      text,
+      empty: false,
+      indexKey,
+      matches: (l) => l[key] === value && Object.hasOwn(l, key),
+    });
   }
-  return { text, empty: false, indexKey, matches: (l) => sorted.every((r) => requirementMatches(r, l)) };
+  return intern({
+    text,
+    empty: false,
+    indexKey,
+    matches: (l) => sorted.every((r) => requirementMatches(r, l)),
+  });
 }
 
 /** A compiled selector that matches everything (`{}`). */
