@@ -62,7 +62,11 @@ export interface OpenFlowBridgeClient {
   installGroup(group: Omit<GroupMod, 'command'>): Promise<void>;
   deleteGroup(groupId: number): Promise<void>;
   installMeter(meter: Omit<MeterMod, 'command'>): Promise<void>;
+  deleteMeter(meterId: number): Promise<void>;
+  deleteFlowsByCookie(cookie: bigint, cookieMask: bigint, table?: number): Promise<void>;
   sendPacketOut(po: PacketOut): Promise<void>;
+  on(event: 'packetIn', listener: (pi: PacketIn2) => void): this;
+  on(event: 'reconnected' | 'disconnected', listener: () => void): this;
 }
 
 /**
