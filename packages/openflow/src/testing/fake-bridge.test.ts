@@ -21,7 +21,7 @@ describe('FakeOpenFlowBridge', () => {
 
   it('applies bundles atomically and names rejected messages', async () => {
     const b = new FakeOpenFlowBridge();
-    b.reject = (e, i) => (i === 1 ? 'OFPBAC_BAD_OUT_GROUP' : undefined);
+    b.reject = (_e, i) => (i === 1 ? 'OFPBAC_BAD_OUT_GROUP' : undefined);
     const err = await b.addFlows(SAMPLE_FLOWS.slice(0, 3).map((s) => s.flow)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OfBundleError);
     expect((err as OfBundleError).errors[0]).toMatchObject({
