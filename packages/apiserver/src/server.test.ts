@@ -481,6 +481,16 @@ describe('ApiServer', () => {
     expect((await call('/readyz?exclude=store-synced')).status).toBe(200);
     ready = true;
     expect((await call('/metrics')).status).toBe(401);
+    // Made-up paths, authenticated or not, never become label values.
+    for (const path of [
+      '/apis/madeup.io',
+      `${BASE}/madeups`,
+      `${BASE}/networkpolicies/np1/madeup`,
+      '/madeup',
+    ]) {
+      await call(path);
+      await call(path, { token: 'agent-token' });
+    }
     const metrics = await call('/metrics', { token: 'agent-token' });
     expect(metrics.status).toBe(200);
     expect(metrics.body).toMatch(
@@ -488,6 +498,8 @@ describe('ApiServer', () => {
     );
     expect(metrics.body).toContain('antrea_apiserver_authn_cache_total{result="hit"}');
     expect(metrics.body).toContain('antrea_apiserver_watch_queue_bytes');
+    expect(metrics.body).not.toContain('madeup');
+    expect(metrics.body).toMatch(/resource="other",subresource="",code="404"/);
   });
 
   it('speaks HTTP/2: front-proxy identity, and a stalled watch is reset without hurting its neighbours', async () => {

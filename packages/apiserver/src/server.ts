@@ -7,6 +7,7 @@ import {
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { CONTROLLER_API_PORT } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
@@ -206,7 +207,7 @@ export class ApiServer {
           new ApiServerError('APISERVER_LISTEN_FAILED', `listen failed: ${error.message}`, { cause: error }),
         ),
       );
-      server.listen(this.#opts.port ?? 10349, this.#opts.host ?? '0.0.0.0', () => resolve());
+      server.listen(this.#opts.port ?? CONTROLLER_API_PORT, this.#opts.host ?? '0.0.0.0', () => resolve());
     });
     this.#tickTimer = setInterval(() => this.tick(), this.#opts.watch?.tickMs ?? 1000);
     this.#tickTimer.unref();
@@ -302,7 +303,7 @@ export class ApiServer {
     const path = url.pathname;
     const method = req.method ?? 'GET';
     const info = resolveRequestInfo(method, path, url.searchParams);
-    const labels = metricLabels(info);
+    const labels = metricLabels(info, this.#opts.registry);
     const log = this.#log.child({ requestId: randomUUID(), method, path });
     res.once('finish', () => {
       log.debug({ status: res.statusCode, ms: this.#clock.now() - started }, 'request done');
@@ -557,7 +558,7 @@ export class ApiServer {
       () => {
         if (!this.#watches.delete(active)) return;
         this.metrics.watchers.dec(gauge);
-        this.metrics.requests.inc({ ...metricLabels(info), code: '200' });
+        this.metrics.requests.inc({ ...metricLabels(info, this.#opts.registry), code: '200' });
       },
       { once: true },
     );
@@ -651,7 +652,10 @@ function forbidden(user: UserInfo, info: RequestInfo): ApiError {
   });
 }
 
-function metricLabels(info: RequestInfo): {
+function metricLabels(
+  info: RequestInfo,
+  registry: ResourceRegistry,
+): {
   verb: string;
   group: string;
   version: string;
@@ -659,17 +663,25 @@ function metricLabels(info: RequestInfo): {
   subresource: string;
 } {
   if (!info.isResourceRequest) {
-    // Non-resource paths are few and fixed; anything else is one label value so cardinality stays bounded.
-    const known = /^\/(apis(\/[^/]+){0,2}|livez|readyz|healthz|metrics)(\/[^/]+)?$/.test(info.path)
-      ? info.path
-      : 'other';
-    return { verb: info.verb.toUpperCase(), group: '', version: '', resource: known, subresource: '' };
+    // Non-resource paths: discovery of served groups keeps its path; anything else is labelled
+    // by a fixed first segment, or 'other'.
+    const [, first = '', group, version] = info.path.split('/');
+    let path = 'other';
+    if (first === 'apis' && (group === undefined || registry.hasGroupVersion(group, version)))
+      path = info.path;
+    else if (['livez', 'readyz', 'healthz', 'metrics'].includes(first)) path = `/${first}`;
+    return { verb: info.verb.toUpperCase(), group: '', version: '', resource: path, subresource: '' };
   }
+  // Label values come from the registry, never straight from the URL: a caller probing made-up
+  // paths (even unauthenticated) must not grow the metric set.
+  const def = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+  const sub =
+    info.subresource && def?.subresources?.some((s) => s.name === info.subresource) ? info.subresource : '';
   return {
     verb: info.verb.toUpperCase(),
-    group: info.apiGroup,
-    version: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
+    group: def ? info.apiGroup : '',
+    version: def ? info.apiVersion : '',
+    resource: def ? info.resource : 'other',
+    subresource: def && info.subresource && !sub ? 'other' : sub,
   };
 }

@@ -1,3 +1,4 @@
+import { ANTREA_NAMESPACE, CA_CONFIGMAP_NAME } from '@antrea-ts/apis';
 import type { V1APIService } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { CertificateSource } from '../certs/cert-manager.js';
@@ -98,7 +99,7 @@ export class CaBundlePublisher {
 
   /** Publishes once; throws APISERVER_PUBLISH_FAILED. */
   async publish(caBundlePem: string): Promise<void> {
-    const cm = this.#opts.configMap ?? { namespace: 'kube-system', name: 'antrea-ca' };
+    const cm = this.#opts.configMap ?? { namespace: ANTREA_NAMESPACE, name: CA_CONFIGMAP_NAME };
     try {
       await this.#opts.configMaps.put(cm.namespace, cm.name, { 'ca.crt': caBundlePem });
       await registerApiServices(
