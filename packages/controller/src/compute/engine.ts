@@ -133,6 +133,7 @@ interface NodeState {
 }
 
 const MAX_GROUP_NESTING = 2;
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 type GroupUser = ATGState | AGState | IGroupState;
 
@@ -261,7 +262,8 @@ export class PolicyEngine {
     this.indexDirty = true;
     if (!prevLabels || !sameLabels(prevLabels, labels))
       for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
-    const logging = ns.metadata?.annotations?.[ENABLE_NP_LOGGING_ANNOTATION] === 'true';
+    // strconv.ParseBool semantics; an invalid value leaves logging off, as in Antrea.
+    const logging = GO_TRUE.has(ns.metadata?.annotations?.[ENABLE_NP_LOGGING_ANNOTATION] ?? '');
     if ((this.namespaceLogging.get(name) ?? false) !== logging) {
       this.namespaceLogging.set(name, logging);
       for (const p of this.k8sPoliciesByNamespace.get(name) ?? []) this.dirtyTranslate.add(p);
