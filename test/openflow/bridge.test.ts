@@ -295,6 +295,46 @@ describe('OpenFlowBridge against a real ovs-vswitchd', () => {
     expect(pi.metadata).toContainEqual({ field: 'in_port', value: BigInt(OFPP.CONTROLLER) });
   });
 
+  it('controller(pause) hands over a continuation; resume continues the pipeline after the pause', async () => {
+    await bridge.addFlows([
+      {
+        table: 70,
+        priority: 10,
+        match: buildMatch({ ip: true }),
+        actions: [
+          { type: 'set_field', field: 'reg2', value: 1n },
+          { type: 'controller', userdata: Buffer.from([1]), pause: true },
+          { type: 'set_field', field: 'reg2', value: 2n },
+          { type: 'controller', userdata: Buffer.from([2]) },
+        ],
+      },
+    ]);
+    const received: PacketIn2[] = [];
+    const listener = (pi: PacketIn2): void => {
+      received.push(pi);
+    };
+    bridge.on('packetIn', listener);
+    try {
+      await bridge.sendPacketOut({
+        inPort: OFPP.CONTROLLER,
+        actions: [{ type: 'resubmit', table: 70 }],
+        packet: ipv4Packet(),
+      });
+      await waitUntil(() => received.length === 1);
+      const paused = received[0]!;
+      expect(paused.userdata).toEqual(Buffer.from([1]));
+      expect(paused.continuation?.length).toBeGreaterThan(0);
+      expect(paused.metadata).toContainEqual({ field: 'reg2', value: 1n });
+      await bridge.resume(paused);
+      await waitUntil(() => received.length === 2);
+      expect(received[1]!.userdata).toEqual(Buffer.from([2]));
+      expect(received[1]!.continuation).toBeUndefined();
+      expect(received[1]!.metadata).toContainEqual({ field: 'reg2', value: 2n });
+    } finally {
+      bridge.off('packetIn', listener);
+    }
+  });
+
   it('reconnects after ovs-vswitchd restarts and lets the owner replay its flows', async () => {
     const replayed = new Promise<void>((resolve) => {
       bridge.once('reconnected', () => {
@@ -308,6 +348,14 @@ describe('OpenFlowBridge against a real ovs-vswitchd', () => {
     expect(await ofctlDump(ovs)).toEqual([SAMPLE_FLOWS[0]!.text]);
   });
 });
+
+async function waitUntil(cond: () => boolean, ms = 5000): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error('timed out waiting for condition');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 /** A minimal Ethernet/IPv4/UDP frame (checksums are not checked by OVS). */
 function ipv4Packet(): Buffer {

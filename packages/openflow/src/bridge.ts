@@ -25,6 +25,7 @@ import {
 import {
   decodePacketIn2,
   encodePacketOut,
+  encodeResume,
   isPacketIn2,
   type PacketIn2,
   type PacketOut,
@@ -313,6 +314,11 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
 
   sendPacketOut(po: PacketOut): Promise<void> {
     return this.transact([encodePacketOut(this.conn.nextXid(), po)]);
+  }
+
+  /** Continues the pipeline of a packet that a controller(pause) action sent us. */
+  resume(pi: PacketIn2): Promise<void> {
+    return this.transact([encodeResume(this.conn.nextXid(), pi)]);
   }
 
   override on(event: 'packetIn', listener: (pi: PacketIn2) => void): this;

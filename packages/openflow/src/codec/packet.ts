@@ -93,7 +93,21 @@ export function decodePacketIn2(msg: Buffer): PacketIn2 {
 
 /** Encodes an NXT_PACKET_IN2 (for test doubles that play the switch). */
 export function encodePacketIn2(xid: number, pi: PacketIn2): Buffer {
-  const w = beginNxMessage(NXT.PACKET_IN2, xid, pi.packet.length + 128);
+  return encodePacketInProps(NXT.PACKET_IN2, xid, pi);
+}
+
+/**
+ * NXT_RESUME: hands a paused packet (one whose packet-in carries a continuation, from
+ * controller(pause)) back to the switch, which continues the pipeline after the pause point.
+ * Its properties are those of the packet-in that delivered it.
+ */
+export function encodeResume(xid: number, pi: PacketIn2): Buffer {
+  if (!pi.continuation) throw new OfDecodeError('packet-in has no continuation to resume');
+  return encodePacketInProps(NXT.RESUME, xid, pi);
+}
+
+function encodePacketInProps(subtype: number, xid: number, pi: PacketIn2): Buffer {
+  const w = beginNxMessage(subtype, xid, pi.packet.length + 128);
   const prop = (type: number, body: () => void): void => {
     const s = w.length;
     w.u16(type).u16(0);
