@@ -193,8 +193,15 @@ export function formatTraceflowTable(tf: Traceflow): string {
       rows.push([nr.node ?? '', nr.role ?? '', ob.component ?? '', ob.action ?? '', details.join('; ')]);
     }
   }
-  if (rows.length > 0)
-    out += formatTable({ header: ['NODE', 'ROLE', 'COMPONENT', 'ACTION', 'DETAILS'], rows, sortRows: false });
+  if (rows.length > 0) {
+    // Antrea's tables pad the last column too; a path meant for reading does without.
+    const table = formatTable({
+      header: ['NODE', 'ROLE', 'COMPONENT', 'ACTION', 'DETAILS'],
+      rows,
+      sortRows: false,
+    });
+    out += table.replace(/ +$/gm, '');
+  }
   return out;
 }
 
