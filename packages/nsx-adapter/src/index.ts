@@ -15,6 +15,7 @@ export * from './k8s/kube-crd-client.js';
 export * from './k8s/kube-errors.js';
 export * from './k8s/kube-inventory-source.js';
 export * from './k8s/kube-managed-store.js';
+export * from './k8s/kube-stats-source.js';
 export * from './k8s/types.js';
 export * from './labels.js';
 export * from './mp/cluster-health.js';

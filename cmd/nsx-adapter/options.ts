@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { AdapterConfigError } from '@antrea-ts/nsx-adapter';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parse } from 'yaml';
+
+export interface NsxAdapterOptions {
+  /** NSX Manager base URL (https://manager or http://127.0.0.1:port for the simulator). */
+  readonly nsxUrl: string;
+  /** Cluster name in NSX = ClusterControlPlane id = principal identity name = certificate CN. */
+  readonly clusterName: string;
+  readonly certFile: string | undefined;
+  readonly keyFile: string | undefined;
+  readonly caFile: string | undefined;
+  readonly insecure: boolean;
+  readonly nsxUser: string | undefined;
+  readonly nsxPassword: string | undefined;
+  /** Register the cluster with the client certificate when NSX does not know it. */
+  readonly register: boolean;
+  readonly kubeconfig: string | undefined;
+  readonly nsxTimeoutSeconds: number;
+  readonly inventoryBatchSize: number;
+  readonly inventoryBatchPeriodSeconds: number;
+  readonly realizeTimeoutSeconds: number;
+  readonly statsIntervalSeconds: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('want a positive integer');
+  return n;
+}
+
+/**
+ * The real adapter's bootstrap.conf (ConfigMap vmware-system-antrea/bootstrap-config, research notes
+ * §2.3): clusterName and NSXManagers; flags override it.
+ */
+function readBootstrap(file: string): { clusterName?: string; nsxUrl?: string } {
+  const doc = parse(readFileSync(file, 'utf8')) as { clusterName?: unknown; NSXManagers?: unknown } | null;
+  const managers = Array.isArray(doc?.NSXManagers)
+    ? doc.NSXManagers.filter((m): m is string => typeof m === 'string')
+    : [];
+  const first = managers[0];
+  return {
+    ...(typeof doc?.clusterName === 'string' ? { clusterName: doc.clusterName } : {}),
+    ...(first ? { nsxUrl: first.includes('://') ? first : `https://${first}` } : {}),
+  };
+}
+
+/** Parses argv (node, script, ...flags), merges the bootstrap file, validates, freezes. */
+export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
+  const program = new Command('nsx-adapter')
+    .description(
+      'Antrea NSX adapter: CCP adapter (NSX DFW -> Antrea policies) and MP adapter (inventory, health, stats, troubleshooting)',
+    )
+    .exitOverride()
+    .option('--bootstrap-config <file>', 'bootstrap.conf YAML (clusterName, NSXManagers)')
+    .option('--nsx-url <url>', 'NSX Manager URL')
+    .option('--cluster-name <name>', 'cluster name in NSX (certificate CN)')
+    .option('--cert <file>', 'principal identity client certificate (PEM)')
+    .option('--key <file>', 'principal identity private key (PEM)')
+    .option('--ca <file>', 'CA bundle for the NSX Manager certificate')
+    .option('--insecure', 'do not verify the NSX Manager certificate', false)
+    .option('--nsx-user <user>', 'basic-auth user (instead of a client certificate)')
+    .option('--nsx-password <password>', 'basic-auth password')
+    .option('--register', 'register the cluster with --cert when NSX does not know it', false)
+    .option('--kubeconfig <file>', 'kubeconfig (default: in-cluster or ~/.kube/config)')
+    .option('--nsx-timeout <seconds>', 'NSX request timeout (NSXClientTimeout)', positiveInt, 120)
+    .option(
+      '--inventory-batch-size <n>',
+      'inventory objects per request (InventoryBatchSize)',
+      positiveInt,
+      50,
+    )
+    .option('--inventory-batch-period <seconds>', 'inventory debounce (InventoryBatchPeriod)', positiveInt, 5)
+    .option(
+      '--realize-timeout <seconds>',
+      'policy realization timeout (RealizeTimeoutSeconds)',
+      positiveInt,
+      60,
+    )
+    .option('--stats-interval <seconds>', 'rule statistics report period', positiveInt, 60)
+    .addOption(
+      new Option('--log-level <level>', 'pino log level')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    );
+  program.parse([...argv]);
+  const o = program.opts<{
+    bootstrapConfig?: string;
+    nsxUrl?: string;
+    clusterName?: string;
+    cert?: string;
+    key?: string;
+    ca?: string;
+    insecure: boolean;
+    nsxUser?: string;
+    nsxPassword?: string;
+    register: boolean;
+    kubeconfig?: string;
+    nsxTimeout: number;
+    inventoryBatchSize: number;
+    inventoryBatchPeriod: number;
+    realizeTimeout: number;
+    statsInterval: number;
+    logLevel: NsxAdapterOptions['logLevel'];
+  }>();
+  const boot = o.bootstrapConfig ? readBootstrap(o.bootstrapConfig) : {};
+  const nsxUrl = o.nsxUrl ?? boot.nsxUrl;
+  const clusterName = o.clusterName ?? boot.clusterName;
+  if (!nsxUrl) throw new AdapterConfigError('--nsx-url (or NSXManagers in --bootstrap-config) is required');
+  if (!clusterName)
+    throw new AdapterConfigError('--cluster-name (or clusterName in --bootstrap-config) is required');
+  if (Boolean(o.cert) !== Boolean(o.key)) throw new AdapterConfigError('--cert and --key go together');
+  if (o.register && !o.cert) throw new AdapterConfigError('--register needs --cert');
+  if (Boolean(o.nsxUser) !== Boolean(o.nsxPassword))
+    throw new AdapterConfigError('--nsx-user and --nsx-password go together');
+  return Object.freeze({
+    nsxUrl,
+    clusterName,
+    certFile: o.cert,
+    keyFile: o.key,
+    caFile: o.ca,
+    insecure: o.insecure,
+    nsxUser: o.nsxUser,
+    nsxPassword: o.nsxPassword,
+    register: o.register,
+    kubeconfig: o.kubeconfig,
+    nsxTimeoutSeconds: o.nsxTimeout,
+    inventoryBatchSize: o.inventoryBatchSize,
+    inventoryBatchPeriodSeconds: o.inventoryBatchPeriod,
+    realizeTimeoutSeconds: o.realizeTimeout,
+    statsIntervalSeconds: o.statsInterval,
+    logLevel: o.logLevel,
+  });
+}
