@@ -1,6 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { formatIP } from '@antrea-ts/apis';
-import { makePolicyInformers, NetworkPolicyController, normalizedUID } from '@antrea-ts/controller';
+import {
+  KubeStatusWriter,
+  makePolicyInformers,
+  NetworkPolicyController,
+  normalizedUID,
+} from '@antrea-ts/controller';
 import { type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
 import { CoreV1Api, CustomObjectsApi, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -71,7 +76,11 @@ beforeAll(async () => {
       spec: { priority: 100 },
     },
   });
-  controller = new NetworkPolicyController({ informers: makePolicyInformers(kube.kubeConfig), logger });
+  controller = new NetworkPolicyController({
+    informers: makePolicyInformers(kube.kubeConfig),
+    logger,
+    statusWriter: new KubeStatusWriter(kube.kubeConfig),
+  });
   await controller.start(abort.signal);
 }, 180_000);
 
@@ -153,5 +162,25 @@ describe('NetworkPolicyController against kube-apiserver', () => {
     expect(internal.priority).toBe(5);
     expect(internal.rules[0]).toMatchObject({ action: 'Drop', name: 'drop-b', direction: 'In' });
     expect([...internal.span].sort()).toEqual(['n1', 'n2']);
+
+    // Agents report realization; the status subresource follows.
+    const read = async () =>
+      (await custom.getClusterCustomObjectStatus({
+        group: 'crd.antrea.io',
+        version: 'v1beta1',
+        plural: 'clusternetworkpolicies',
+        name: 'drop-b',
+      })) as { status?: { phase?: string; currentNodesRealized?: number; desiredNodesRealized?: number } };
+    await waitFor('Realizing status', async () => (await read()).status?.phase === 'Realizing');
+    controller.reportStatus({
+      metadata: { name: acnp.metadata.uid },
+      nodes: [{ nodeName: 'n1', generation: internal.generation, realizationFailure: false }],
+    });
+    controller.reportStatus({
+      metadata: { name: acnp.metadata.uid },
+      nodes: [{ nodeName: 'n2', generation: internal.generation, realizationFailure: false }],
+    });
+    await waitFor('Realized status', async () => (await read()).status?.phase === 'Realized');
+    expect((await read()).status).toMatchObject({ currentNodesRealized: 2, desiredNodesRealized: 2 });
   });
 });

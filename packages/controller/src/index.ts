@@ -9,6 +9,7 @@ export * from './informers/informers.js';
 export * from './inputs.js';
 export * from './labels/group-selector.js';
 export * from './labels/selector.js';
+export * from './status/kube-status-writer.js';
 export * from './status/policy-status.js';
 export * from './status/status-controller.js';
 export * from './store/convert.js';
