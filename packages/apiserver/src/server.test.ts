@@ -232,6 +232,13 @@ describe('ApiServer', () => {
     }
   });
 
+  it('answers 401 when TokenReview itself fails, and does not cache the failure', async () => {
+    tokens.failNext = true;
+    expect((await call(`${BASE}/networkpolicies`, { token: 'fresh-token' })).status).toBe(401);
+    tokens.tokens.set('fresh-token', { username: 'fresh', groups: [] });
+    expect((await call(`${BASE}/networkpolicies`, { token: 'fresh-token' })).status).toBe(200);
+  });
+
   it('answers 403 without the reviewer reason for an authenticated user without access', async () => {
     const r = await call(`${BASE}/networkpolicies`, { token: 'norbac-token' });
     expect(r.status).toBe(403);
@@ -588,5 +595,51 @@ describe('ApiServer', () => {
     expect(after.status).toBe(200);
     expect(after.serial).not.toBe(before.serial);
     expect(after.serial).toBe(new X509Certificate(certs.current().certPem).serialNumber);
+  });
+
+  it('ends open watches cleanly on stop, and stop is idempotent', async () => {
+    const other = new ApiServer({
+      logger,
+      registry,
+      certificates: certs,
+      tokenReviewer: tokens,
+      accessReviewer: access,
+      metricsRegistry: new Registry(),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    await other.start();
+    const before = sinks.length;
+    const ended = new Promise<{ complete: boolean; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: other.address.port,
+          path: `${BASE}/networkpolicies?watch=1`,
+          servername: 'antrea',
+          ca: certs.current().caBundlePem,
+          agent: false,
+          headers: { authorization: 'Bearer agent-token' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on('end', () => resolve({ complete: res.complete, body }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    while (sinks.length === before) await tick();
+    expect(other.watchCount).toBe(1);
+    await Promise.all([other.stop(), other.stop()]);
+    await other.stop();
+    const result = await ended;
+    expect(result.complete).toBe(true);
+    expect(result.body.trim().split('\n')).toHaveLength(2);
+    expect(other.watchCount).toBe(0);
   });
 });

@@ -75,6 +75,8 @@ export interface ApiServerOptions {
     /** A watch quiet this long gets a BOOKMARK if it asked for bookmarks. Default 60 s, like kube. */
     bookmarkIntervalMs?: number;
   };
+  /** How long stop() lets connections flush before cutting them. Default 1 s. */
+  shutdownGraceMs?: number;
   /** Largest request body accepted. Default 3 MiB, like kube-apiserver. */
   maxBodyBytes?: number;
   /** Source of randomness for watch timeouts (tests make it fixed). */
@@ -227,6 +229,21 @@ export class ApiServer {
       this.#server = undefined;
       if (server) {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // end() lets the watches' final bytes (and terminating chunks) leave before the FIN;
+        // whatever has not closed after the grace period is cut.
+        const sockets = [...this.#sockets];
+        const allClosed = Promise.all(
+          sockets.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()))),
+        );
+        for (const socket of sockets) socket.end();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          allClosed,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, this.#opts.shutdownGraceMs ?? 1000);
+          }),
+        ]);
+        clearTimeout(timer);
         for (const socket of this.#sockets) socket.destroy();
         this.#sockets.clear();
         this.#inFlight.clear();
