@@ -1,9 +1,11 @@
 // Watch fan-out: one change delivered to many watchers, the controller's hot path when a policy
 // spans many Nodes. Two cases:
 //   in-process  WatchStream + FrameCache into null sockets: the cost of framing and queueing alone.
-//   https       real TLS connections on loopback, JSON frames, until every client has every event.
+//   http1/http2 real TLS connections on loopback, JSON frames, until every client has every event
+//               (HTTP/2: three watches per connection, like an agent).
 //   npm run bench:watch -w @antrea-ts/apiserver [-- --json] [-- --watchers N] [-- --events N]
 // --json prints one line per measurement: {"bench","case","metric","value","unit"}.
+import { connect as connectHttp2 } from 'node:http2';
 import { request } from 'node:https';
 import {
   type ApiObject,
@@ -72,7 +74,7 @@ function inProcess(): void {
   report(c, 'encodes', frames.stats.misses, 'count');
 }
 
-async function https(): Promise<void> {
+async function overTls(protocol: 'http1' | 'http2'): Promise<void> {
   const logger = pino({ level: 'silent' });
   const certs = new SelfSignedCertManager({ logger, clock: new FakeClock(Date.now()), dnsNames: ['antrea'] });
   const registry = new ResourceRegistry();
@@ -108,24 +110,40 @@ async function https(): Promise<void> {
     allDone = resolve;
   });
   const target = WATCHERS * EVENTS;
+  const onData = (chunk: Buffer) => {
+    bytes += chunk.length;
+    for (const b of chunk) if (b === 0x0a) received++;
+    if (received === target) allDone();
+  };
+  const path = '/apis/controlplane.antrea.io/v1beta2/networkpolicies?watch=1';
+  const sessions: ReturnType<typeof connectHttp2>[] = [];
   for (let w = 0; w < WATCHERS; w++) {
+    if (protocol === 'http2') {
+      // Three watches per connection, like an agent (policies, address groups, applied-to groups).
+      if (w % 3 === 0) {
+        sessions.push(
+          connectHttp2(`https://127.0.0.1:${server.address.port}`, {
+            ca: certs.current().caBundlePem,
+            servername: 'antrea',
+          }),
+        );
+      }
+      const stream = sessions.at(-1)!.request({ ':path': path, authorization: 'Bearer t' });
+      stream.on('data', onData);
+      stream.end();
+      continue;
+    }
     request(
       {
         host: '127.0.0.1',
         port: server.address.port,
-        path: '/apis/controlplane.antrea.io/v1beta2/networkpolicies?watch=1',
+        path,
         servername: 'antrea',
         ca: certs.current().caBundlePem,
         agent: false,
         headers: { authorization: 'Bearer t' },
       },
-      (res) => {
-        res.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          for (const b of chunk) if (b === 0x0a) received++;
-          if (received === target) allDone();
-        });
-      },
+      (res) => res.on('data', onData),
     ).end();
   }
   while (sinks.length < WATCHERS) await new Promise((r) => setTimeout(r, 10));
@@ -139,12 +157,14 @@ async function https(): Promise<void> {
   }
   await done;
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  const c = `https w=${WATCHERS}`;
+  const c = `${protocol} w=${WATCHERS}`;
   report(c, 'deliveries_per_second', target / s, 'ops/s');
   report(c, 'throughput', bytes / s / 1e6, 'MB/s');
   report(c, 'heap_growth', (process.memoryUsage().heapUsed - heapBefore) / 1e6, 'MB');
+  for (const session of sessions) session.close();
   await server.stop();
 }
 
 inProcess();
-await https();
+await overTls('http1');
+await overTls('http2');
