@@ -122,6 +122,10 @@ describe('ApiServer', () => {
       watch(req, sink) {
         seen.push(req);
         if (req.options.resourceVersion === 'ancient') throw ApiError.expired();
+        if (req.options.resourceVersion === 'silent') {
+          sinks.push(sink);
+          return undefined;
+        }
         if (req.options.resourceVersion === 'late') {
           sink.send('ADDED', item);
           throw ApiError.expired();
@@ -543,6 +547,21 @@ describe('ApiServer', () => {
         groups: ['ops'],
         authenticatedBy: 'request-header',
       });
+
+      // A watch with nothing to send yet still gets its 200 and headers at once.
+      const silentBefore = sinks.length;
+      const silent = session.request({
+        ':path': `${BASE}/networkpolicies?watch=1&resourceVersion=silent`,
+        'x-remote-user': 'carol',
+      });
+      const silentHeaders = await new Promise<Record<string, unknown>>((resolve) =>
+        silent.on('response', resolve),
+      );
+      expect(silentHeaders[':status']).toBe(200);
+      expect(silentHeaders['content-type']).toBe('application/json;stream=watch');
+      while (sinks.length === silentBefore) await tick();
+      sinks.at(-1)!.close();
+      await new Promise((resolve) => silent.on('close', resolve));
 
       const before = sinks.length;
       const headers = { ':path': `${BASE}/networkpolicies?watch=1`, 'x-remote-user': 'carol' };
