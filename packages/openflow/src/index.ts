@@ -1,4 +1,6 @@
 export * from './bridge.js';
+export * from './codec/action-decode.js';
+export * from './codec/action-encode.js';
 export * from './codec/actions.js';
 export * from './codec/basic.js';
 export { Reader, Writer } from './codec/buffer.js';

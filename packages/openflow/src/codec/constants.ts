@@ -168,6 +168,7 @@ export const NXAST = {
   REG_MOVE: 6,
   REG_LOAD: 7,
   NOTE: 8,
+  OUTPUT_REG: 15,
   RESUBMIT_TABLE: 14,
   LEARN: 16,
   EXIT: 17,

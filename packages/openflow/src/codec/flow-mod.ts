@@ -1,5 +1,7 @@
 import { OfDecodeError } from '../errors.js';
-import { type Action, decodeInstructions, encodeInstructions } from './actions.js';
+import { decodeInstructions } from './action-decode.js';
+import { encodeInstructions } from './action-encode.js';
+import type { Action } from './actions.js';
 import { Reader, type Writer } from './buffer.js';
 import {
   type FlowModCommand,

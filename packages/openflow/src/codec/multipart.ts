@@ -1,5 +1,6 @@
 import { OfDecodeError } from '../errors.js';
-import { decodeInstructions, encodeInstructions } from './actions.js';
+import { decodeInstructions } from './action-decode.js';
+import { encodeInstructions } from './action-encode.js';
 import { Reader } from './buffer.js';
 import { OFPG, OFPMP, OFPMPF_MORE, OFPP, OFPT, OFPTT_ALL } from './constants.js';
 import type { Flow } from './flow-mod.js';

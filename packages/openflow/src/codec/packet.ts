@@ -1,5 +1,7 @@
 import { OfDecodeError } from '../errors.js';
-import { type Action, decodeActionList, encodeActions } from './actions.js';
+import { decodeActionList } from './action-decode.js';
+import { encodeActions } from './action-encode.js';
+import type { Action } from './actions.js';
 import { Reader } from './buffer.js';
 import {
   NX_VENDOR_ID,
