@@ -63,6 +63,10 @@ export async function createNetnsNode(options: {
       TRANSPORT_BRIDGE,
     ]);
     await netns.exec(['ip', 'link', 'set', TRANSPORT_BRIDGE, 'up']);
+    // TCP between the Node and the host (kube-apiserver) crosses userspace OVS, which forwards the
+    // partial checksums of offloaded packets unfinished: compute them in software on both ends.
+    await netns.exec(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off']);
+    await run(['ethtool', '-K', uplinkPeer, 'tx', 'off']);
     await netns.exec([
       'ip',
       'route',
