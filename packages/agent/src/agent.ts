@@ -156,6 +156,7 @@ export class Agent {
       },
       signal,
     );
+    this.log.info('watching Nodes; waiting for this Node’s podCIDR and InternalIP');
     const node = await this.waitForLocalNode(
       () => localNode,
       (cb) => {

@@ -1,0 +1,75 @@
+// antrea-agent: composition root. Builds the real clients (OVSDB, OpenFlow, kube-apiserver, host
+// commands), hands them to Agent, and links SIGTERM/SIGINT to one AbortController.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  Agent,
+  ExecCommandRunner,
+  InformerNodeSource,
+  KubeAgentInfoWriter,
+  OfConnection,
+} from '@antrea-ts/agent';
+import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { loadOptions } from './options.js';
+
+async function main(): Promise<number> {
+  const options = loadOptions(process.argv, process.env);
+  const logger = pino({ level: options.logLevel });
+  const kubeConfig = new KubeConfig();
+  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
+  else kubeConfig.loadFromDefault();
+
+  const controller = new AbortController();
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => controller.abort());
+
+  const ovsdb = new OvsdbRpcClient({ endpoint: `unix:${join(options.ovsRunDir, 'db.sock')}`, logger });
+  await ovsdb.start(controller.signal, { timeoutMs: 30_000 });
+  const of = new OfConnection({
+    socketPath: join(options.ovsRunDir, `${options.agent.bridgeName}.mgmt`),
+    logger,
+  });
+  of.start(controller.signal);
+  const runner = new ExecCommandRunner();
+  const agent = new Agent({
+    config: options.agent,
+    logger,
+    bridges: new OvsBridgeClient(ovsdb, { logger }),
+    ovsdbConnected: () => ovsdb.isConnected,
+    sw: of,
+    nodeRunner: runner,
+    pluginRunner: runner,
+    nodes: new InformerNodeSource(kubeConfig, logger),
+    agentInfoWriter: new KubeAgentInfoWriter(kubeConfig),
+    randomBytes,
+  });
+  try {
+    await agent.start(controller.signal);
+  } catch (err) {
+    logger.fatal({ err }, 'agent failed to start');
+    await agent.stop();
+    await of.stop();
+    await ovsdb.stop();
+    return 1;
+  }
+  await new Promise<void>((resolve) =>
+    controller.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  logger.info('stopping');
+  await agent.stop();
+  await of.stop();
+  await ovsdb.stop();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    // commander has printed --help / --version itself.
+    if ((err as { code?: string }).code === 'commander.helpDisplayed') process.exit(0);
+    // Option errors and the like, before a logger exists.
+    process.stderr.write(`antrea-agent: ${(err as Error).message}\n`);
+    process.exit(2);
+  },
+);

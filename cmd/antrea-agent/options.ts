@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { type AgentConfig, makeConfig } from '@antrea-ts/agent';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parse as parseYaml } from 'yaml';
+
+export interface AgentOptions {
+  readonly agent: AgentConfig;
+  /** kubeconfig file; undefined means in-cluster (service account) or the default loading rules. */
+  readonly kubeconfig: string | undefined;
+  /** Directory of ovsdb-server's db.sock and the bridges' .mgmt sockets. */
+  readonly ovsRunDir: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/**
+ * The keys of Antrea's antrea-agent.conf this agent honours (build/charts/antrea/conf/antrea-agent.conf),
+ * camelCase as there. Unknown keys are ignored, as Antrea ignores options of features it lacks.
+ */
+interface AgentConfFile {
+  ovsBridge?: string;
+  ovsDatapathType?: 'system' | 'netdev';
+  hostGateway?: string;
+  trafficEncapMode?: string;
+  tunnelType?: string;
+  defaultMTU?: number;
+  noSNAT?: boolean;
+  apiPort?: number;
+  cniSocket?: string;
+  cniBinDir?: string;
+  hostLocalDataDir?: string;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('want an integer 0-65535');
+  return n;
+}
+
+const ENCAP: Record<string, AgentConfig['trafficEncapMode']> = {
+  encap: 'encap',
+  noencap: 'noEncap',
+  hybrid: 'hybrid',
+  networkpolicyonly: 'networkPolicyOnly',
+};
+
+/**
+ * Merges defaults < config file < flags (and NODE_NAME from the environment, which the DaemonSet
+ * sets from the downward API), validates through makeConfig and freezes the result.
+ */
+export function loadOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): AgentOptions {
+  const program = new Command('antrea-agent')
+    .description('Antrea-TS agent: br-int pipeline, Node routes, SNAT, CNI server and agent API')
+    .exitOverride()
+    .option('--config <file>', 'antrea-agent.conf (YAML)')
+    .option('--kubeconfig <file>', 'kubeconfig (default: in-cluster)')
+    .option('--node-name <name>', 'this Node (default: $NODE_NAME)')
+    .option('--ovs-run-dir <dir>', 'Open vSwitch run directory', '/var/run/openvswitch')
+    .option('--ovs-datapath-type <type>', 'system (kernel) or netdev (userspace)')
+    .option('--traffic-encap-mode <mode>', 'encap, noEncap, hybrid or networkPolicyOnly')
+    .option('--tunnel-type <type>', 'geneve, vxlan, gre or stt')
+    .option('--cni-socket <path>', 'CNI server socket')
+    .option('--cni-bin-dir <dir>', 'directory of the host-local plugin')
+    .option('--host-local-data-dir <dir>', 'host-local IPAM data directory')
+    .option('--api-port <port>', 'agent API port', port)
+    .addOption(
+      new Option('--log-level <level>', 'pino log level')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    );
+  program.parse([...argv]);
+  const o = program.opts<{
+    config?: string;
+    kubeconfig?: string;
+    nodeName?: string;
+    ovsRunDir: string;
+    ovsDatapathType?: string;
+    trafficEncapMode?: string;
+    tunnelType?: string;
+    cniSocket?: string;
+    cniBinDir?: string;
+    hostLocalDataDir?: string;
+    apiPort?: number;
+    logLevel: AgentOptions['logLevel'];
+  }>();
+  const file: AgentConfFile = o.config
+    ? ((parseYaml(readFileSync(o.config, 'utf8')) as AgentConfFile | null) ?? {})
+    : {};
+  const pick = <T>(...vs: Array<T | undefined>): T | undefined => vs.find((v) => v !== undefined);
+  const encapText = pick(o.trafficEncapMode, file.trafficEncapMode);
+  const partial: Partial<AgentConfig> = {};
+  const set = <K extends keyof AgentConfig>(k: K, v: AgentConfig[K] | undefined) => {
+    if (v !== undefined) (partial as Record<string, unknown>)[k] = v;
+  };
+  set('bridgeName', file.ovsBridge);
+  set(
+    'datapathType',
+    pick(o.ovsDatapathType, file.ovsDatapathType) as AgentConfig['datapathType'] | undefined,
+  );
+  set('gatewayName', file.hostGateway);
+  set(
+    'trafficEncapMode',
+    encapText === undefined ? undefined : (ENCAP[encapText.toLowerCase()] ?? (encapText as never)),
+  );
+  set('tunnelType', pick(o.tunnelType, file.tunnelType) as AgentConfig['tunnelType'] | undefined);
+  set('defaultMtu', file.defaultMTU);
+  set('snat', file.noSNAT === undefined ? undefined : !file.noSNAT);
+  set('apiPort', pick(o.apiPort, file.apiPort));
+  set('cniSocket', pick(o.cniSocket, file.cniSocket));
+  set('cniBinDir', pick(o.cniBinDir, file.cniBinDir));
+  set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));
+  const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
+  return Object.freeze({ agent, kubeconfig: o.kubeconfig, ovsRunDir: o.ovsRunDir, logLevel: o.logLevel });
+}
