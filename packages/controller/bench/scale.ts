@@ -1,7 +1,7 @@
 // antrea-controller scale benchmark: Antrea's five perf workloads through the compute core to
 // quiescence, one child process per workload so that heap and peak RSS are its own.
 //
-//   node --expose-gc packages/controller/bench/dist/scale.js [--json] [--case NAME] [--seed N]
+//   node packages/controller/bench/dist/scale.js [--json] [--case NAME] [--seed N] [--repeat N]
 /* biome-ignore-all lint/suspicious/noConsole: a benchmark prints its results */
 import { fork } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -128,6 +128,51 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
     m('relabel_latency_p50', percentile(lat, 50), 'ms');
     m('relabel_latency_p99', percentile(lat, 99), 'ms');
     m('relabel_latency_max', lat[lat.length - 1]!, 'ms');
+
+    // A policy created in, then deleted from, one Namespace of the big world.
+    const create: number[] = [];
+    const remove: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const ns = w.namespaces[(i * 104729) % w.namespaces.length]!.metadata!.name!;
+      const np = {
+        metadata: { namespace: ns, name: 'np-bench', uid: `bench-${i}`, generation: 1 },
+        spec: {
+          podSelector: { matchLabels: { 'app-1': 'scale-1' } },
+          policyTypes: ['Ingress'],
+          ingress: [{ _from: [{ podSelector: { matchLabels: { 'app-2': 'scale-2' } } }] }],
+        },
+      };
+      let s = performance.now();
+      engine.upsertK8sNetworkPolicy(np);
+      engine.flush();
+      create.push(performance.now() - s);
+      s = performance.now();
+      engine.deleteK8sNetworkPolicy(ns, 'np-bench');
+      engine.flush();
+      remove.push(performance.now() - s);
+    }
+    create.sort((a, b) => a - b);
+    remove.sort((a, b) => a - b);
+    m('policy_create_latency_p50', percentile(create, 50), 'ms');
+    m('policy_create_latency_p99', percentile(create, 99), 'ms');
+    m('policy_delete_latency_p50', percentile(remove, 50), 'ms');
+    m('policy_delete_latency_p99', percentile(remove, 99), 'ms');
+  }
+  if (name === 'ClusterScoped') {
+    // A Namespace moves to another company: its Pods leave 10 peer groups and join 10 others.
+    const lat: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const ns = w.namespaces[(i * 7919) % w.namespaces.length]!;
+      const company = `company-${(i * 37) % 100}`;
+      const updated = { metadata: { ...ns.metadata, labels: { company } } };
+      const s = performance.now();
+      engine.upsertNamespace(updated);
+      engine.flush();
+      lat.push(performance.now() - s);
+    }
+    lat.sort((a, b) => a - b);
+    m('ns_relabel_latency_p50', percentile(lat, 50), 'ms');
+    m('ns_relabel_latency_p99', percentile(lat, 99), 'ms');
   }
   return out;
 }
@@ -187,7 +232,21 @@ function table(rows: Measurement[]): string {
           get('SmallNamespaces', 'relabel_latency_p99'),
           3,
         )} ms, max ${fmt(get('SmallNamespaces', 'relabel_latency_max'), 3)} ms`;
-  return text + extra;
+  const more: string[] = [];
+  const pc = get('SmallNamespaces', 'policy_create_latency_p50');
+  if (pc !== undefined)
+    more.push(
+      `Policy create / delete in SmallNamespaces: p50 ${fmt(pc, 3)} / ${fmt(get('SmallNamespaces', 'policy_delete_latency_p50'), 3)} ms, p99 ${fmt(
+        get('SmallNamespaces', 'policy_create_latency_p99'),
+        3,
+      )} / ${fmt(get('SmallNamespaces', 'policy_delete_latency_p99'), 3)} ms`,
+    );
+  const nr = get('ClusterScoped', 'ns_relabel_latency_p50');
+  if (nr !== undefined)
+    more.push(
+      `Namespace relabel in ClusterScoped (nsSelector peers): p50 ${fmt(nr, 3)} ms, p99 ${fmt(get('ClusterScoped', 'ns_relabel_latency_p99'), 3)} ms`,
+    );
+  return [text + extra, ...more].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -205,21 +264,29 @@ async function main(): Promise<void> {
   const caseArg = args.indexOf('--case');
   const cases = caseArg >= 0 ? [args[caseArg + 1]!] : Object.keys(WORKLOADS);
   const all: Measurement[] = [];
+  const repeatArg = args.indexOf('--repeat');
+  // On a shared machine wall time is noisy; with --repeat N the fastest of N runs is reported.
+  const repeat = repeatArg >= 0 ? Math.max(1, Number(args[repeatArg + 1])) : 1;
   for (const c of cases) {
     if (!WORKLOADS[c]) throw new Error(`unknown case ${c}; known: ${Object.keys(WORKLOADS).join(', ')}`);
-    const rows = await new Promise<Measurement[]>((resolve, reject) => {
-      const child = fork(fileURLToPath(import.meta.url), ['--child', c, '--seed', String(seed)], {
-        execArgv: ['--expose-gc', '--max-old-space-size=8192'],
+    let best: Measurement[] | undefined;
+    for (let i = 0; i < repeat; i++) {
+      const rows = await new Promise<Measurement[]>((resolve, reject) => {
+        const child = fork(fileURLToPath(import.meta.url), ['--child', c, '--seed', String(seed)], {
+          execArgv: ['--expose-gc', '--max-old-space-size=8192'],
+        });
+        let got: Measurement[] | undefined;
+        child.on('message', (msg) => {
+          got = msg as Measurement[];
+        });
+        child.on('error', reject);
+        child.on('exit', (code) => (got ? resolve(got) : reject(new Error(`case ${c} exited with ${code}`))));
       });
-      let got: Measurement[] | undefined;
-      child.on('message', (msg) => {
-        got = msg as Measurement[];
-      });
-      child.on('error', reject);
-      child.on('exit', (code) => (got ? resolve(got) : reject(new Error(`case ${c} exited with ${code}`))));
-    });
-    if (json) for (const r of rows) console.log(JSON.stringify(r));
-    all.push(...rows);
+      const wall = (r: Measurement[]) => r.find((x) => x.metric === 'wall_time')!.value;
+      if (!best || wall(rows) < wall(best)) best = rows;
+    }
+    if (json) for (const r of best!) console.log(JSON.stringify(r));
+    all.push(...best!);
   }
   if (!json) console.log(table(all));
 }

@@ -56,3 +56,11 @@ describe('Go byte forms', () => {
     expect(ipNetContains(n, parseCIDR('10.2.0.0/16', { goBytes: true })!)).toBe(true);
   });
 });
+
+describe('parseIP edge cases', () => {
+  it('refuses empty octets, long octets and trailing dots', () => {
+    for (const bad of ['', '1..2.3', '1.2.3.4.', '.1.2.3', '1.2.3.1234', '1.2.3.4.5', '1.2.3.a'])
+      expect(parseIP(bad)).toBeUndefined();
+    expect([...parseIP('255.0.10.1')!]).toEqual([255, 0, 10, 1]);
+  });
+});

@@ -1,17 +1,24 @@
 import type { IPAddress, IPNet } from './types.js';
 
 function parseIPv4(s: string): IPAddress | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
+  // Hand-rolled: called for every Pod IP, where split + regex per octet showed in profiles.
   const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i]!;
-    if (!/^\d{1,3}$/.test(p)) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    out[i] = n;
+  let octet = 0;
+  let digits = 0;
+  let value = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || value > 255 || octet > 3) return undefined;
+      out[octet++] = value;
+      digits = 0;
+      value = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      value = value * 10 + (c - 48);
+      digits++;
+    } else return undefined;
   }
-  return out;
+  return octet === 4 ? out : undefined;
 }
 
 function parseIPv6(s: string): IPAddress | undefined {

@@ -949,36 +949,37 @@ export class PolicyEngine {
   }
 
   private syncATG(g: ATGState): void {
+    // Plain loops, no per-call closures: this runs once per AppliedToGroup on every change.
     const byNode = new Map<string, GroupMember[]>();
-    const add = (node: string, m: GroupMember) => {
-      const list = byNode.get(node);
-      if (list) list.push(m);
-      else byNode.set(node, [m]);
-    };
     let syncError: string | undefined;
-    const addPods = (pods: Iterable<PodEntity<PodPayload>>) => {
-      for (const pod of pods) {
-        const m = pod.payload.atMember;
-        if (m) add(pod.payload.nodeName, m);
-      }
-    };
-    const addNodes = (sel: Selector) => {
-      for (const [name, n] of this.nodes) if (sel.matches(n.labels)) add(name, { node: { name } });
-    };
+    let pods: Iterable<PodEntity<PodPayload>> | undefined;
+    let nodeSel: Selector | undefined;
     const req = g.req;
     if (req.kind === 'service') {
       const m: GroupMember = { service: { ...req.service } };
-      for (const name of this.nodes.keys()) add(name, m);
+      for (const name of this.nodes.keys()) byNode.set(name, [m]);
     } else if (req.kind === 'group') {
       const ig = this.igroups.get(req.sourceGroup);
-      if (ig?.nodeSelector) addNodes(ig.nodeSelector);
+      if (ig?.nodeSelector) nodeSel = ig.nodeSelector;
       else if (ig) {
         const r = this.igroupPods(ig);
         syncError = r.error;
-        addPods(r.pods);
+        pods = r.pods;
       }
-    } else if (g.nodeSelector) addNodes(g.nodeSelector);
-    else if (g.selectorItem) addPods(this.index.podsOf(g.selectorItem));
+    } else if (g.nodeSelector) nodeSel = g.nodeSelector;
+    else if (g.selectorItem) pods = this.index.podsOf(g.selectorItem);
+    if (pods) {
+      for (const pod of pods) {
+        const m = pod.payload.atMember;
+        if (!m) continue;
+        const list = byNode.get(pod.payload.nodeName);
+        if (list) list.push(m);
+        else byNode.set(pod.payload.nodeName, [m]);
+      }
+    }
+    if (nodeSel)
+      for (const [name, n] of this.nodes)
+        if (nodeSel.matches(n.labels)) byNode.set(name, [{ node: { name } }]);
 
     const prev = g.stored;
     const span: Span = prev && sameSpanKeys(prev.span, byNode) ? prev.span : new Set(byNode.keys());

@@ -265,8 +265,8 @@ export class GroupingIndex<T = unknown> {
     return out;
   }
 
-  private acquireLabelItem(ns: NamespaceEntity<T>, labels: Labels): LabelItem<T> {
-    const key = labelSetKey(ns.name, labels);
+  private acquireLabelItem(ns: NamespaceEntity<T>, labels: Labels, knownKey?: string): LabelItem<T> {
+    const key = knownKey ?? labelSetKey(ns.name, labels);
     let li = ns.labelItems.get(key);
     if (li) return li;
     li = { key, ns, labels, pods: new Set(), selectors: new Set() };
@@ -314,7 +314,7 @@ export class GroupingIndex<T = unknown> {
       const old = existing.labelItem;
       old.pods.delete(existing);
       for (const si of old.selectors) this.dirty.add(si);
-      const li = this.acquireLabelItem(ns, state.labels);
+      const li = this.acquireLabelItem(ns, state.labels, newKey);
       state.labels = li.labels;
       li.pods.add(existing);
       existing.labelItem = li;
