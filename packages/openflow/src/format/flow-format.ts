@@ -194,6 +194,10 @@ export function formatMatch(match: Match, priority: number = OFP_DEFAULT_PRIORIT
   if (tsrc) s += addrMasked('tun_src', tsrc, 'ipv4');
   const tdst = get('tun_dst');
   if (tdst) s += addrMasked('tun_dst', tdst, 'ipv4');
+  for (const n of ['tun_ipv6_src', 'tun_ipv6_dst']) {
+    const x = get(n);
+    if (x) s += addrMasked(n, x, 'ipv6');
+  }
   const md = get('metadata');
   if (md) s += hexMasked('metadata', md, 8);
   const inPort = get('in_port');
@@ -233,6 +237,8 @@ export function formatMatch(match: Match, priority: number = OFP_DEFAULT_PRIORIT
   }
   const dscp = get('ip_dscp');
   if (dscp) s += `nw_tos=${Number(dscp.value) << 2},`;
+  const ttl = get('nw_ttl');
+  if (ttl) s += `nw_ttl=${ttl.value},`;
   const p = proto ? Number(proto.value) : undefined;
   if (dlType === 0x0800 && p === 1) {
     const t = get('icmp_type');
@@ -280,6 +286,9 @@ export function formatMatch(match: Match, priority: number = OFP_DEFAULT_PRIORIT
     'tun_id',
     'tun_src',
     'tun_dst',
+    'tun_ipv6_src',
+    'tun_ipv6_dst',
+    'nw_ttl',
     'metadata',
     'in_port',
     'vlan_vid',

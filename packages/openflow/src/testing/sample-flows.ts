@@ -296,4 +296,13 @@ export const SAMPLE_FLOWS: SampleFlow[] = [
     },
     text: 'table=60, priority=10,ct_state=-inv+trk,ct_nw_src=1.1.1.1,ct_nw_dst=2.2.2.0/24,ct_nw_proto=6,ct_tp_dst=80,ip actions=drop',
   },
+  {
+    name: 'IPv6 underlay tunnel endpoints and TTL',
+    flow: {
+      table: 61,
+      match: buildMatch({ ip: true, nw_ttl: 64, tun_ipv6_dst: 'fd00::5', tun_ipv6_src: 'fd00::/64' }),
+      actions: [{ type: 'set_field', field: 'tun_ipv6_dst', value: 0xfd000000000000000000000000000009n }],
+    },
+    text: 'table=61, ip,tun_ipv6_src=fd00::/64,tun_ipv6_dst=fd00::5,nw_ttl=64 actions=set_field:fd00::9->tun_ipv6_dst',
+  },
 ];
