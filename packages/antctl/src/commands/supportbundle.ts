@@ -198,17 +198,18 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
   const kube = await ctx.conn.kube();
   ctx.deps.writeFile(join(dir, 'clusterinfo'), await clusterInfo(kube));
 
-  const targets: Target[] = [];
+  const jobs: { node: string; run: () => Promise<string> }[] = [];
   const wantController = (nodeArgs.length === 0 && !o.nodeListFile && !o.labelSelector) || !!o.controllerOnly;
   if (wantController) {
     const { client, route } = await ctx.conn.controller();
-    targets.push({
+    const t: Target = {
       node: '',
       component: 'controller',
       client,
       route:
         route.kind === 'aggregated' ? { kind: 'aggregated', apiService: 'v1beta1.system.antrea.io' } : route,
-    });
+    };
+    jobs.push({ node: '', run: () => collect(ctx, t, dir, o.since) });
   }
   if (!o.controllerOnly) {
     let names: string[] | undefined;
@@ -240,8 +241,11 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
         byNode.has(n.metadata.name) &&
         (names ? names.includes(n.metadata.name) : globMatch(filter, n.metadata.name)),
     );
-    if (picked.length > 0) {
-      const tok = await getJson<{ status?: { token?: string } }>(
+    // One token for all agents, asked for once and only if some agent is picked; a failure
+    // fails those agents' bundles, not the controller's.
+    let token: Promise<string> | undefined;
+    const getToken = () => {
+      token ??= getJson<{ status?: { token?: string } }>(
         kube,
         {
           method: 'POST',
@@ -257,27 +261,35 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
           target: kube.target,
           subject: 'a token for ServiceAccount kube-system/antctl',
         },
-      );
-      for (const n of picked) {
-        targets.push(
-          await agentTarget(
+      ).then((t) => t.status?.token ?? '');
+      return token;
+    };
+    for (const n of picked) {
+      jobs.push({
+        node: n.metadata.name,
+        run: async () =>
+          collect(
             ctx,
-            n,
-            byNode.get(n.metadata.name) as AntreaAgentInfo,
-            tok.status?.token ?? '',
-            !!o.insecure,
+            await agentTarget(
+              ctx,
+              n,
+              byNode.get(n.metadata.name) as AntreaAgentInfo,
+              await getToken(),
+              !!o.insecure,
+            ),
+            dir,
+            o.since,
           ),
-        );
-      }
+      });
     }
   }
-  if (targets.length === 0)
+  if (jobs.length === 0)
     throw new AntctlError('ANTCTL_USAGE', 'no matched Nodes found to collect agent bundles');
 
-  const results = await Promise.allSettled(targets.map((t) => collect(ctx, t, dir, o.since)));
+  const results = await Promise.allSettled(jobs.map((j) => j.run()));
   const failed: string[] = [];
   results.forEach((r, i) => {
-    const t = targets[i] as Target;
+    const t = jobs[i] as { node: string };
     if (r.status === 'fulfilled') ctx.out(`Collected ${r.value}\n`);
     else {
       const who = t.node === '' ? 'controller' : `agent on Node ${t.node}`;
