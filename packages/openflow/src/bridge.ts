@@ -210,6 +210,8 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
           );
         }
         await this.conn.sendMany(chunk);
+        // Let I/O (echo replies, packet-ins) run between chunks of a large bundle.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
       // OVS validates each add as it arrives but a rejected add does not poison the bundle, so
       // we must learn about rejections before committing to keep the batch all-or-nothing.

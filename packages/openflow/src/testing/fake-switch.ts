@@ -37,12 +37,16 @@ export class FakeSwitch extends EventEmitter {
   reject: (msg: Buffer) => [number, number] | undefined = () => undefined;
   private server: net.Server | undefined;
 
-  async listen(path: string): Promise<void> {
+  /** Listens on a unix socket path, or on TCP 127.0.0.1 when given a port (0 = any); returns the port. */
+  async listen(where: string | number): Promise<number> {
     this.server = net.createServer((s) => this.onConnection(s));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
-      this.server!.listen(path, () => resolve());
+      if (typeof where === 'number') this.server!.listen(where, '127.0.0.1', () => resolve());
+      else this.server!.listen(where, () => resolve());
     });
+    const addr = this.server.address();
+    return typeof addr === 'object' && addr ? addr.port : 0;
   }
 
   /** Drops every open connection (the client should reconnect). */

@@ -71,6 +71,21 @@ describe('OfConnection and OpenFlowBridge against a fake switch', () => {
     expect(sw.ofType(OFPT.SET_ASYNC)).toHaveLength(1);
   });
 
+  it('connects over TCP as well', async () => {
+    const tcp = new FakeSwitch();
+    const port = await tcp.listen(0);
+    const b = new OpenFlowBridge({ target: { host: '127.0.0.1', port }, logger });
+    try {
+      await b.start();
+      expect(b.features?.datapathId).toBe(0xabcn);
+      await b.addFlows([SAMPLE_FLOWS[0]!.flow]);
+      expect(tcp.ofType(OFPT.BUNDLE_ADD_MESSAGE)).toHaveLength(1);
+    } finally {
+      await b.stop();
+      await tcp.close();
+    }
+  });
+
   it('refuses a switch that does not speak OpenFlow 1.5', async () => {
     sw.helloVersions = [4];
     const conn = new OfConnection({ target: { path }, logger, reconnectInitialDelayMs: 10 });
