@@ -71,6 +71,9 @@ export class InventoryReporter {
     this.abort = new AbortController();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     await this.opts.source.start(() => this.schedule(), this.abort.signal);
+    // The initial list fires change events too; the full sync must not wait a batch period for them.
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.schedule(0);
   }
 

@@ -1,0 +1,264 @@
+// NSX adapter speed, against a real kube-apiserver and the NSX simulator on loopback.
+//   npm run bench:nsx -w @antrea-ts/nsx-adapter [-- --json] [-- --policies N --rules N --groups N --pods N]
+// Cases:
+//   ccp: P security policies x R rules over G groups spanned to the cluster; adapter cold start ->
+//        every ClusterNetworkPolicy present in kube-apiserver (realization on Nodes needs the lab);
+//        then one rule change -> the ACNP updated.
+//   inventory: N Pods created in kube-apiserver directly; MP adapter cold start -> every Pod in the
+//        NSX inventory (batch size 50 = the real adapter's default, and 500).
+// --json prints one line per measurement: {"bench","case","metric","value","unit"}.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startKube } from '@antrea-ts/harness';
+import {
+  CcpAdapter,
+  KubeCrdClient,
+  KubeInventorySource,
+  KubeManagedCrdStore,
+  MpAdapter,
+  NsxClient,
+  NsxRestChannel,
+  type PolicyFeed,
+  translateFeed,
+} from '@antrea-ts/nsx-adapter';
+import { generateClientCertificate, memoryPersistence, NsxSimServer, SimStore } from '@antrea-ts/nsx-sim';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { pino } from 'pino';
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const arg = (name: string, dflt: number) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(argv[i + 1]) : dflt;
+};
+const POLICIES = arg('policies', 500);
+const RULES = arg('rules', 10);
+const GROUPS = arg('groups', 1000);
+const PODS = arg('pods', 10_000);
+const CLUSTER = 'bench';
+const CLUSTER_PATH = `/infra/sites/default/enforcement-points/default/cluster-control-planes/${CLUSTER}`;
+const P = '/policy/api/v1';
+const crdDir = fileURLToPath(new URL('../../../../build/crds/', import.meta.url));
+const logger = pino({ level: process.env['BENCH_LOG_LEVEL'] ?? 'silent' });
+
+const rows: { case: string; metric: string; value: number; unit: string }[] = [];
+function record(c: string, metric: string, value: number, unit: string): void {
+  rows.push({ case: c, metric, value, unit });
+  if (json) process.stdout.write(`${JSON.stringify({ bench: 'nsx', case: c, metric, value, unit })}\n`);
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+async function until(
+  cond: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 600_000,
+  everyMs = 100,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+async function main(): Promise<void> {
+  const kube = await startKube();
+  const sim = new NsxSimServer({
+    logger,
+    store: new SimStore(memoryPersistence, logger),
+    port: 0,
+    auth: false,
+  });
+  const url = await sim.start();
+  const nsx = new NsxClient({ baseUrl: url, timeoutMs: 120_000 });
+  try {
+    for (const f of readdirSync(crdDir).filter((x) => x.endsWith('.yaml')))
+      await kube.kubectl(['apply', '-f', join(crdDir, f)]);
+    await kube.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
+    const { cert } = await generateClientCertificate(kube.dir, CLUSTER);
+    const ccp = await nsx.request<{ node_id: string }>('PUT', `${P}${CLUSTER_PATH}`, { certificate: cert });
+    await ccpCase(kube.kubeConfig, nsx);
+    await inventoryCase(kube, nsx, ccp.node_id);
+  } finally {
+    nsx.close();
+    await sim.stop();
+    await kube.stop();
+  }
+  if (!json) {
+    const w = Math.max(...rows.map((r) => `${r.case} ${r.metric}`.length));
+    process.stdout.write(`${'case metric'.padEnd(w)}  value\n`);
+    for (const r of rows)
+      process.stdout.write(
+        `${`${r.case} ${r.metric}`.padEnd(w)}  ${r.value.toFixed(r.unit === 'ms' ? 1 : 0)} ${r.unit}\n`,
+      );
+  }
+}
+
+async function ccpCase(kc: import('@kubernetes/client-node').KubeConfig, nsx: NsxClient): Promise<void> {
+  const name = `ccp-${POLICIES}x${RULES}-g${GROUPS}`;
+  const D = `${P}/infra/domains/default`;
+  for (let g = 0; g < GROUPS; g++) {
+    await nsx.request('PATCH', `${D}/groups/g${g}`, {
+      group_type: ['ANTREA'],
+      expression: [
+        {
+          resource_type: 'Condition',
+          member_type: 'Pod',
+          key: 'Tag',
+          operator: 'EQUALS',
+          value: `dis:k8s:app|app-${g}`,
+        },
+        { resource_type: 'ConjunctionOperator', conjunction_operator: 'OR' },
+        {
+          resource_type: 'Condition',
+          member_type: 'Namespace',
+          key: 'Name',
+          operator: 'EQUALS',
+          value: `ns-${g % 50}`,
+        },
+      ],
+    });
+  }
+  for (let p = 0; p < POLICIES; p++) {
+    const rules = Array.from({ length: RULES }, (_, r) => ({
+      id: `r${r}`,
+      sequence_number: r,
+      action: r === RULES - 1 ? 'DROP' : 'ALLOW',
+      direction: 'IN',
+      source_groups: [`/infra/domains/default/groups/g${(p * 2 + r) % GROUPS}`],
+      services: [r % 2 === 0 ? '/infra/services/HTTP' : '/infra/services/HTTPS'],
+      logged: r === 0,
+    }));
+    await nsx.request('PATCH', `${D}/security-policies/p${p}`, {
+      category: ['Emergency', 'Infrastructure', 'Environment', 'Application'][p % 4],
+      sequence_number: p,
+      scope: [`/infra/domains/default/groups/g${(p * 2 + 1) % GROUPS}`],
+      rules,
+    });
+    await nsx.request('PATCH', `${D}/security-policies/p${p}/container-cluster-span/${CLUSTER}`, {
+      container_cluster_path: CLUSTER_PATH,
+    });
+  }
+  const channel = new NsxRestChannel(nsx, CLUSTER);
+  let t0 = process.hrtime.bigint();
+  const feed = await channel.getFeed();
+  record(name, 'feed-fetch', ms(t0), 'ms');
+  t0 = process.hrtime.bigint();
+  const desired = translateFeed(feed as PolicyFeed);
+  record(name, 'translate', ms(t0), 'ms');
+  record(name, 'cluster-groups', desired.clusterGroups.length, 'objects');
+
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const count = async () =>
+    (
+      (await api.listClusterCustomObject({
+        group: 'crd.antrea.io',
+        version: 'v1beta1',
+        plural: 'clusternetworkpolicies',
+      })) as { items: unknown[] }
+    ).items.length;
+  const adapter = new CcpAdapter({
+    channel,
+    store: new KubeManagedCrdStore(kc, logger),
+    logger,
+    longPollMs: 5000,
+  });
+  t0 = process.hrtime.bigint();
+  await adapter.start();
+  await until(async () => (await count()) >= POLICIES, 'every ACNP', 600_000, 50);
+  record(name, 'cold-start-to-all-acnps', ms(t0), 'ms');
+  record(name, 'acnps', await count(), 'objects');
+
+  // One rule change in NSX -> the ACNP in the API.
+  const target = (await nsx.request<{ unique_id: string }>('GET', `${D}/security-policies/p7`)).unique_id;
+  t0 = process.hrtime.bigint();
+  await nsx.request('PATCH', `${D}/security-policies/p7/rules/r0`, { action: 'REJECT' });
+  await until(
+    async () => {
+      const o = (await api.getClusterCustomObject({
+        group: 'crd.antrea.io',
+        version: 'v1beta1',
+        plural: 'clusternetworkpolicies',
+        name: target,
+      })) as {
+        spec: { ingress: { action: string }[] };
+      };
+      return o.spec.ingress[0]?.action === 'Reject';
+    },
+    'rule change',
+    60_000,
+    10,
+  );
+  record(name, 'rule-change-to-acnp', ms(t0), 'ms');
+  await adapter.stop();
+}
+
+async function inventoryCase(
+  kube: Awaited<ReturnType<typeof startKube>>,
+  nsx: NsxClient,
+  clusterUuid: string,
+): Promise<void> {
+  await kube.kubectl(['create', 'namespace', 'bench']);
+  const t0c = process.hrtime.bigint();
+  const CHUNK = 500;
+  for (let i = 0; i < PODS; i += CHUNK) {
+    const items = Array.from({ length: Math.min(CHUNK, PODS - i) }, (_, j) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `p-${i + j}`,
+        namespace: 'bench',
+        labels: { app: `app-${(i + j) % 100}`, tier: 'web' },
+      },
+      spec: { containers: [{ name: 'c', image: 'registry.invalid/none' }] },
+    }));
+    await kube.kubectl(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+    });
+  }
+  if (!json) process.stdout.write(`(created ${PODS} Pods in ${(ms(t0c) / 1000).toFixed(1)} s)\n`);
+  for (const batch of [50, 500]) {
+    const name = `inventory-${PODS}-pods-batch${batch}`;
+    // Cold start: NSX has no inventory for the cluster.
+    await nsx.request('DELETE', `/api/v1/fabric/container-clusters/${clusterUuid}`);
+    const adapter = new MpAdapter({
+      channel: new NsxRestChannel(nsx, CLUSTER),
+      inventory: new KubeInventorySource(kube.kubeConfig, logger),
+      crds: new KubeCrdClient(kube.kubeConfig),
+      logger,
+      clusterName: CLUSTER,
+      inventoryBatchSize: batch,
+      inventoryBatchPeriodMs: 1000,
+      heartbeatIntervalMs: 600_000,
+    });
+    const t0 = process.hrtime.bigint();
+    await adapter.start();
+    await until(
+      async () => {
+        const r = await nsx.request<{ result_count: number }>(
+          'GET',
+          '/api/v1/fabric/container-application-instances',
+          undefined,
+          {
+            query: { container_cluster_id: clusterUuid, page_size: 1 },
+          },
+        );
+        return r.result_count >= PODS;
+      },
+      'every Pod in NSX',
+      600_000,
+      50,
+    );
+    const t = ms(t0);
+    record(name, 'cold-start-to-all-pods', t, 'ms');
+    record(name, 'pods-per-second', (PODS / t) * 1000, 'pods/s');
+    await adapter.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
