@@ -65,8 +65,8 @@ export async function startFakeController(opts: {
           method: req.method ?? 'GET',
           url: req.url ?? '',
           remoteUser: req.headers['x-remote-user'] as string | undefined,
-          clientCN: peer?.subject?.CN,
-          authorization: req.headers.authorization,
+          clientCN: peer?.subject?.CN as string | undefined,
+          authorization: req.headers.authorization as string | undefined,
           body,
         });
         const url = new URL(req.url ?? '/', 'https://x');

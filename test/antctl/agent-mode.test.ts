@@ -1,0 +1,152 @@
+// antctl in agent mode against the Antrea-TS agent's real REST API (fastify, built by
+// @antrea-ts/agent's buildRestApi) fed by an in-memory source: proves the paths, query parameters
+// and response shapes antctl and the agent agree on.
+import type { AddressInfo } from 'node:net';
+import {
+  type AgentApiSource,
+  AgentMetrics,
+  buildRestApi,
+  Pipeline,
+  type PodInterface,
+} from '@antrea-ts/agent';
+import { AGENT_INFO } from '@antrea-ts/antctl/testing';
+import type { FlowStatsRequest } from '@antrea-ts/openflow';
+import { SAMPLE_FLOWS } from '@antrea-ts/openflow/testing';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { antctl } from './helpers.js';
+
+const pod = (name: string, ns: string, ip: string, ofport: number): PodInterface =>
+  ({
+    containerId: `${name}0123456789abcdef`,
+    podName: name,
+    podNamespace: ns,
+    hostIfName: `${name}-a1b2c3`,
+    ifName: 'eth0',
+    netns: `/var/run/netns/${name}`,
+    ipCidr: `${ip}/24`,
+    ip,
+    mac: '16:6e:1a:2b:3c:4d',
+    ofport,
+  }) as PodInterface;
+
+describe('antctl agent mode against the agent REST API', () => {
+  let app: FastifyInstance;
+  let address: string;
+  const dumps: FlowStatsRequest[] = [];
+
+  beforeAll(async () => {
+    const pipeline = new Pipeline(new Set(['podConnectivity', 'networkPolicy']));
+    const source: AgentApiSource = {
+      pods: () => [pod('web-0', 'default', '10.10.0.2', 3), pod('db-0', 'prod', '10.10.0.5', 4)],
+      agentInfo: () => AGENT_INFO,
+      ready: () => true,
+      sw: {
+        dumpFlows: async (req: FlowStatsRequest = {}) => {
+          dumps.push(req);
+          return SAMPLE_FLOWS.map((s) => s.flow).filter(
+            (f) => req.table === undefined || f.table === req.table,
+          );
+        },
+      } as unknown as AgentApiSource['sw'],
+      pipeline,
+      metrics: new AgentMetrics(),
+      refreshMetrics: () => {},
+    };
+    app = buildRestApi(source, pino({ level: 'silent' }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    address = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('get agentinfo, detected from POD_NAME', async () => {
+    const r = await antctl(['get', 'agentinfo', '--agent-address', address], {
+      POD_NAME: 'antrea-agent-x7k2p',
+    });
+    expect(r.err).toBe('');
+    expect(r.out.split('\n')[1]).toMatch(
+      /^kube-system\/antrea-agent-x7k2p node-a Healthy 10\.10\.0\.0\/24 1 +1 +1 +4 +$/,
+    );
+  });
+
+  it('get podinterface filters by name and Namespace on the agent', async () => {
+    const all = await antctl(['--mode', 'agent', '--agent-address', address, 'get', 'pi']);
+    expect(all.out).toBe(
+      [
+        'NAMESPACE NAME  INTERFACE-NAME IP        MAC               PORT-UUID OF-PORT CONTAINER-ID',
+        'default   web-0 web-0-a1b2c3   10.10.0.2 16:6e:1a:2b:3c:4d <NONE>    3       web-0012345 ',
+        'prod      db-0  db-0-a1b2c3    10.10.0.5 16:6e:1a:2b:3c:4d <NONE>    4       db-00123456 ',
+        '',
+      ].join('\n'),
+    );
+    const one = await antctl([
+      '--mode',
+      'agent',
+      '--agent-address',
+      address,
+      'get',
+      'pi',
+      'db-0',
+      '-n',
+      'prod',
+      '-o',
+      'json',
+    ]);
+    expect(JSON.parse(one.out)).toEqual([
+      {
+        name: 'db-0',
+        podNamespace: 'prod',
+        interfaceName: 'db-0-a1b2c3',
+        ips: ['10.10.0.5'],
+        mac: '16:6e:1a:2b:3c:4d',
+        ofPort: 4,
+        containerID: 'db-00123456789abcdef',
+      },
+    ]);
+  });
+
+  it('get ovsflows prints one flow per line, and -T passes the table through', async () => {
+    const all = await antctl(['--mode', 'agent', '--agent-address', address, 'get', 'ovsflows']);
+    expect(all.code).toBe(0);
+    const lines = all.out.split('\n');
+    expect(lines[0]).toBe('');
+    expect(lines.filter((l) => l.includes('table=')).length).toBe(SAMPLE_FLOWS.length);
+    const t10 = await antctl(['--mode', 'agent', '--agent-address', address, 'get', 'of', '-T', '10']);
+    expect(dumps.at(-1)).toEqual({ table: 10 });
+    expect(
+      t10.out
+        .split('\n')
+        .filter((l) => l !== '')
+        .every((l) => l.includes('table=10')),
+    ).toBe(true);
+    const bad = await antctl([
+      '--mode',
+      'agent',
+      '--agent-address',
+      address,
+      'get',
+      'of',
+      '-T',
+      'NoSuchTable',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('unknown table NoSuchTable');
+  });
+
+  it('version falls back to the version in agentinfo when /version is not served', async () => {
+    const r = await antctl(['version', '--agent-address', address], { POD_NAME: 'antrea-agent-x7k2p' });
+    expect(r.out).toBe('agentVersion: 0.1.0-antrea-ts\nantctlVersion: 0.1.0-antrea-ts\n');
+  });
+
+  it('says what to do when no agent listens', async () => {
+    const r = await antctl(['--mode', 'agent', '--agent-address', 'http://127.0.0.1:1', 'get', 'agentinfo']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      'cannot reach the Antrea agent API at http://127.0.0.1:1: is antrea-agent running on this Node?',
+    );
+  });
+});
