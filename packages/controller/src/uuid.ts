@@ -12,16 +12,12 @@ function formatUUID(b: Buffer): string {
   return [h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20, 32)].join('-');
 }
 
-const namespaceCache = new Map<string, Buffer>();
-
 /** RFC 4122 version 5 (SHA-1, name-based) UUID. */
 export function uuidV5(namespace: string, name: string): string {
-  // Parsing the namespace once matters: every group name is a UUIDv5 under the same namespace.
-  let ns = namespaceCache.get(namespace);
-  if (!ns) {
-    ns = uuidBytes(namespace);
-    if (namespaceCache.size < 16) namespaceCache.set(namespace, ns);
-  }
+  return uuidV5Bytes(uuidBytes(namespace), name);
+}
+
+function uuidV5Bytes(ns: Buffer, name: string): string {
   const digest = createHash('sha1').update(ns).update(name, 'utf8').digest();
   const b = digest.subarray(0, 16);
   b[6] = (b[6]! & 0x0f) | 0x50;
@@ -32,7 +28,10 @@ export function uuidV5(namespace: string, name: string): string {
 /** Antrea's namespace UUID for names of internal objects (networkpolicy_controller.go uuidNamespace). */
 export const ANTREA_UUID_NAMESPACE = 'e4f24a48-ca1f-4d5b-819c-ea7632b22115';
 
+// Parsed once: every group name is a UUIDv5 under this namespace (an immutable constant).
+const ANTREA_NAMESPACE_BYTES = uuidBytes(ANTREA_UUID_NAMESPACE);
+
 /** Name of an AppliedToGroup/AddressGroup derived from a normalized selector (Antrea getNormalizedUID). */
 export function normalizedUID(normalizedName: string): string {
-  return uuidV5(ANTREA_UUID_NAMESPACE, normalizedName);
+  return uuidV5Bytes(ANTREA_NAMESPACE_BYTES, normalizedName);
 }

@@ -11,7 +11,7 @@ import {
 } from '../grouping/grouping-index.js';
 import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
-import type { Labels, Selector } from '../labels/selector.js';
+import { type Labels, type Selector, SelectorCache } from '../labels/selector.js';
 import { addTo } from '../multimap.js';
 import { STATIC_TIERS, tierObjectName } from '../tiers.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy, Span } from '../types.js';
@@ -185,6 +185,7 @@ function nodeIPs(node: V1Node): string[] {
 export class PolicyEngine {
   private readonly log: Logger | undefined;
   private readonly index = new GroupingIndex<PodPayload>();
+  private readonly selectorCache = new SelectorCache();
   private readonly out: EngineOutput;
 
   private readonly policies = new Map<string, PolicyState>();
@@ -486,11 +487,13 @@ export class PolicyEngine {
   }
 
   private translationContext(deps: Deps): TranslationContext {
+    const selectorCache = this.selectorCache;
     const addGroup = (key: string) => {
       if (!deps.groups) deps.groups = new Set();
       deps.groups.add(key);
     };
     return {
+      selectorCache,
       tierPriority: (tier) => {
         if (!tier) return DEFAULT_TIER_PRIORITY;
         const name = tierObjectName(tier);
@@ -767,6 +770,7 @@ export class PolicyEngine {
         spec.namespaceSelector,
         spec.externalEntitySelector,
         namespace === '' ? spec.nodeSelector : undefined,
+        this.selectorCache,
       );
       if (gs.nodeSelector) {
         ig.nodeSelector = gs.nodeSelector;
@@ -821,7 +825,14 @@ export class PolicyEngine {
     const podSel = svc?.spec?.selector;
     const selector =
       svc && podSel && Object.keys(podSel).length > 0
-        ? newGroupSelector(ig.serviceRef.namespace, { matchLabels: podSel }, undefined, undefined, undefined)
+        ? newGroupSelector(
+            ig.serviceRef.namespace,
+            { matchLabels: podSel },
+            undefined,
+            undefined,
+            undefined,
+            this.selectorCache,
+          )
         : undefined;
     this.setIGroupSelector(ig, selector);
   }

@@ -19,7 +19,7 @@ import type {
   CrdRule,
 } from '../inputs.js';
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
-import { compileSelector, type LabelSelector, type Labels } from '../labels/selector.js';
+import { compileSelector, type LabelSelector, type Labels, type SelectorCache } from '../labels/selector.js';
 import type { InternalNetworkPolicy } from '../types.js';
 import { normalizedUID } from '../uuid.js';
 import { defaultRuleName } from './rule-name.js';
@@ -47,6 +47,8 @@ export interface InternalGroupInfo {
 }
 
 export interface TranslationContext {
+  /** Shares compiled selectors across translations (optional). */
+  readonly selectorCache?: SelectorCache;
   tierPriority(tier: string | undefined): number;
   /** Key is the ClusterGroup name or "namespace/name" of a Group. */
   internalGroup(key: string): InternalGroupInfo | undefined;
@@ -78,13 +80,14 @@ function matchAllIPBlocks(): IPBlock[] {
 }
 
 function selectorGroup(
+  ctx: TranslationContext,
   namespace: string,
   pod: LabelSelector | undefined | null,
   ns: LabelSelector | undefined | null,
   ee: LabelSelector | undefined | null,
   node: LabelSelector | undefined | null,
 ): GroupRequest {
-  const selector = newGroupSelector(namespace, pod, ns, ee, node);
+  const selector = newGroupSelector(namespace, pod, ns, ee, node, ctx.selectorCache);
   return { kind: 'selector', name: normalizedUID(selector.normalizedName), selector };
 }
 
@@ -141,6 +144,7 @@ interface K8sRuleLike {
 
 /** The empty-peers case shared by all policy kinds (matchAllPeer, or all Pods for egress named ports). */
 function matchAllPeer(
+  ctx: TranslationContext,
   dir: 'In' | 'Out',
   namedPort: boolean,
   namespace: string,
@@ -149,11 +153,12 @@ function matchAllPeer(
   if (dir === 'In' || !namedPort) return { ipBlocks: matchAllIPBlocks() };
   // Named ports must be resolved against every Pod, so egress to "anywhere" with a named port also
   // carries the AddressGroup of all Pods in all Namespaces.
-  const all = put(ags, selectorGroup(namespace, undefined, {}, undefined, undefined));
+  const all = put(ags, selectorGroup(ctx, namespace, undefined, {}, undefined, undefined));
   return { addressGroups: [all.name], ipBlocks: matchAllIPBlocks() };
 }
 
 function k8sPeer(
+  ctx: TranslationContext,
   peers: readonly K8sPeerLike[] | undefined,
   namespace: string,
   dir: 'In' | 'Out',
@@ -161,7 +166,7 @@ function k8sPeer(
   ags: Map<string, GroupRequest>,
 ): NetworkPolicyPeer {
   // `from: []`, a missing `from` and no rule peers at all mean the same: every address.
-  if (!peers || peers.length === 0) return matchAllPeer(dir, namedPort, namespace, ags);
+  if (!peers || peers.length === 0) return matchAllPeer(ctx, dir, namedPort, namespace, ags);
   const addressGroups: string[] = [];
   const ipBlocks: IPBlock[] = [];
   for (const p of peers) {
@@ -172,7 +177,7 @@ function k8sPeer(
     }
     // A missing namespaceSelector pins the peer to the policy's Namespace; `{}` means all of them.
     addressGroups.push(
-      put(ags, selectorGroup(namespace, p.podSelector, p.namespaceSelector, undefined, undefined)).name,
+      put(ags, selectorGroup(ctx, namespace, p.podSelector, p.namespaceSelector, undefined, undefined)).name,
     );
   }
   return peerOf({ addressGroups, ipBlocks });
@@ -183,7 +188,7 @@ export function translateK8sNetworkPolicy(np: V1NetworkPolicy, ctx: TranslationC
   const uid = np.metadata?.uid ?? '';
   const atgs = new Map<string, GroupRequest>();
   const ags = new Map<string, GroupRequest>();
-  put(atgs, selectorGroup(namespace, np.spec?.podSelector ?? {}, undefined, undefined, undefined));
+  put(atgs, selectorGroup(ctx, namespace, np.spec?.podSelector ?? {}, undefined, undefined, undefined));
   const enableLogging = ctx.namespaceLoggingEnabled(namespace);
   const rules: NetworkPolicyRule[] = [];
   const ingress = (np.spec?.ingress ?? []) as K8sRuleLike[];
@@ -192,7 +197,7 @@ export function translateK8sNetworkPolicy(np: V1NetworkPolicy, ctx: TranslationC
     const { services, namedPort } = k8sServices(r.ports);
     const rule: NetworkPolicyRule = {
       direction: 'In',
-      from: k8sPeer(r._from ?? r.from, namespace, 'In', namedPort, ags),
+      from: k8sPeer(ctx, r._from ?? r.from, namespace, 'In', namedPort, ags),
       priority: -1,
       action: 'Allow',
       enableLogging,
@@ -204,7 +209,7 @@ export function translateK8sNetworkPolicy(np: V1NetworkPolicy, ctx: TranslationC
     const { services, namedPort } = k8sServices(r.ports);
     const rule: NetworkPolicyRule = {
       direction: 'Out',
-      to: k8sPeer(r.to, namespace, 'Out', namedPort, ags),
+      to: k8sPeer(ctx, r.to, namespace, 'Out', namedPort, ags),
       priority: -1,
       action: 'Allow',
       enableLogging,
@@ -268,7 +273,7 @@ function crdPeer(
   ags: Map<string, GroupRequest>,
   ctx: TranslationContext,
 ): CrdPeerResult {
-  if (peers.length === 0) return { peer: matchAllPeer(dir, namedPort, '', ags) };
+  if (peers.length === 0) return { peer: matchAllPeer(ctx, dir, namedPort, '', ags) };
   const addressGroups: string[] = [];
   const ipBlocks: IPBlock[] = [];
   const fqdns: string[] = [];
@@ -288,6 +293,7 @@ function crdPeer(
       fqdns.push(p.fqdn);
     } else if (p.serviceAccount) {
       const g = selectorGroup(
+        ctx,
         p.serviceAccount.namespace ?? '',
         serviceAccountSelector(p.serviceAccount.name),
         undefined,
@@ -296,9 +302,12 @@ function crdPeer(
       );
       addressGroups.push(put(ags, g).name);
     } else if (p.nodeSelector) {
-      addressGroups.push(put(ags, selectorGroup('', undefined, undefined, undefined, p.nodeSelector)).name);
+      addressGroups.push(
+        put(ags, selectorGroup(ctx, '', undefined, undefined, undefined, p.nodeSelector)).name,
+      );
     } else {
       const g = selectorGroup(
+        ctx,
         namespace,
         p.podSelector,
         p.namespaceSelector,
@@ -325,18 +334,20 @@ function clusterAppliedTo(ats: readonly CrdAppliedTo[] | undefined, ctx: Transla
   const out: GroupRequest[] = [];
   for (const at of ats ?? []) {
     let g: GroupRequest | undefined;
-    if (at.nodeSelector) g = selectorGroup('', undefined, undefined, undefined, at.nodeSelector);
+    if (at.nodeSelector) g = selectorGroup(ctx, '', undefined, undefined, undefined, at.nodeSelector);
     else if (at.group) g = groupAppliedTo('', at.group, ctx);
     else if (at.service) g = serviceAppliedTo(at.service);
     else if (at.serviceAccount)
       g = selectorGroup(
+        ctx,
         at.serviceAccount.namespace ?? '',
         serviceAccountSelector(at.serviceAccount.name),
         undefined,
         undefined,
         undefined,
       );
-    else g = selectorGroup('', at.podSelector, at.namespaceSelector, at.externalEntitySelector, undefined);
+    else
+      g = selectorGroup(ctx, '', at.podSelector, at.namespaceSelector, at.externalEntitySelector, undefined);
     if (g) out.push(g);
   }
   return out;
@@ -351,7 +362,14 @@ function namespacedAppliedTo(
   for (const at of ats ?? []) {
     const g = at.group
       ? groupAppliedTo(namespace, at.group, ctx)
-      : selectorGroup(namespace, at.podSelector, at.namespaceSelector, at.externalEntitySelector, undefined);
+      : selectorGroup(
+          ctx,
+          namespace,
+          at.podSelector,
+          at.namespaceSelector,
+          at.externalEntitySelector,
+          undefined,
+        );
     if (g) out.push(g);
   }
   return out;
@@ -366,7 +384,7 @@ function affectedNamespaces(at: CrdAppliedTo, ctx: TranslationContext): Map<stri
     if (!ig) return out;
     if (ig.spec.namespaceSelector || ig.spec.podSelector) nsSel = ig.spec.namespaceSelector;
   }
-  const sel = nsSel ? compileSelector(nsSel) : undefined;
+  const sel = nsSel ? compileSelector(nsSel, ctx.selectorCache) : undefined;
   for (const ns of ctx.namespaces()) if (!sel || sel.matches(ns.labels)) out.set(ns.name, ns.labels);
   return out;
 }
@@ -462,7 +480,7 @@ export function translateClusterNetworkPolicy(
   let labelsPerNs = new Map<string, Labels>();
 
   const saAppliedTo = (sa: NonNullable<CrdAppliedTo['serviceAccount']>) =>
-    selectorGroup(sa.namespace ?? '', serviceAccountSelector(sa.name), undefined, undefined, undefined);
+    selectorGroup(ctx, sa.namespace ?? '', serviceAccountSelector(sa.name), undefined, undefined, undefined);
 
   if (perNamespace && specAppliedTo.length > 0) {
     for (const at of specAppliedTo) {
@@ -477,7 +495,10 @@ export function translateClusterNetworkPolicy(
         for (const ns of labelsPerNs.keys())
           atgPerNs.set(
             ns,
-            put(atgs, selectorGroup(ns, at.podSelector, undefined, at.externalEntitySelector, undefined)),
+            put(
+              atgs,
+              selectorGroup(ctx, ns, at.podSelector, undefined, at.externalEntitySelector, undefined),
+            ),
           );
       }
     }
@@ -508,7 +529,8 @@ export function translateClusterNetworkPolicy(
       const namespacedPeer = (ns: string) => {
         const names = selfPeers.map(
           (p) =>
-            put(ags, selectorGroup(ns, p.podSelector, undefined, p.externalEntitySelector, undefined)).name,
+            put(ags, selectorGroup(ctx, ns, p.podSelector, undefined, p.externalEntitySelector, undefined))
+              .name,
         );
         return peerOf({ addressGroups: names });
       };
@@ -522,7 +544,7 @@ export function translateClusterNetworkPolicy(
             } else {
               for (const ns of [...affectedNamespaces(at, ctx).keys()].sort())
                 addRule(namespacedPeer(ns), [
-                  selectorGroup(ns, at.podSelector, undefined, at.externalEntitySelector, undefined),
+                  selectorGroup(ctx, ns, at.podSelector, undefined, at.externalEntitySelector, undefined),
                 ]);
             }
           }
@@ -544,7 +566,7 @@ export function translateClusterNetworkPolicy(
               for (const ns of labels.keys())
                 perNs.set(
                   ns,
-                  selectorGroup(ns, at.podSelector, undefined, at.externalEntitySelector, undefined),
+                  selectorGroup(ctx, ns, at.podSelector, undefined, at.externalEntitySelector, undefined),
                 );
             }
           }
@@ -559,7 +581,7 @@ export function translateClusterNetworkPolicy(
             });
             const ag = put(
               ags,
-              selectorGroup('', p.podSelector, { matchLabels }, p.externalEntitySelector, undefined),
+              selectorGroup(ctx, '', p.podSelector, { matchLabels }, p.externalEntitySelector, undefined),
             );
             const ruleATGs = namespaces
               .sort()

@@ -1,4 +1,4 @@
-import { compileSelector, type LabelSelector, type Selector } from './selector.js';
+import { compileSelector, type LabelSelector, type Selector, type SelectorCache } from './selector.js';
 
 /**
  * Antrea's GroupSelector (pkg/controller/types/group.go): which Pods (or Nodes) a group selects.
@@ -46,11 +46,12 @@ export function newGroupSelector(
   nsSelector: LabelSelector | undefined | null,
   eeSelector: LabelSelector | undefined | null,
   nodeSelector: LabelSelector | undefined | null,
+  cache?: SelectorCache,
 ): GroupSelector {
-  const pod = podSelector ? compileSelector(podSelector) : undefined;
-  const ee = eeSelector ? compileSelector(eeSelector) : undefined;
-  const ns = nsSelector ? compileSelector(nsSelector) : undefined;
-  const node = nodeSelector ? compileSelector(nodeSelector) : undefined;
+  const pod = podSelector ? compileSelector(podSelector, cache) : undefined;
+  const ee = eeSelector ? compileSelector(eeSelector, cache) : undefined;
+  const ns = nsSelector ? compileSelector(nsSelector, cache) : undefined;
+  const node = nodeSelector ? compileSelector(nodeSelector, cache) : undefined;
   const fixedNamespace = ns ? '' : namespace;
   return {
     normalizedName: generateNormalizedName(fixedNamespace, pod, ns, ee, node),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ControllerError } from '../errors.js';
 import { generateNormalizedName, newGroupSelector } from './group-selector.js';
-import { compileSelector } from './selector.js';
+import { compileSelector, SelectorCache } from './selector.js';
 
 describe('compileSelector', () => {
   it('prints selectors like apimachinery labels.Selector.String()', () => {
@@ -78,5 +78,24 @@ describe('normalized names', () => {
       newGroupSelector('', undefined, undefined, undefined, { matchLabels: { role: 'gw' } }).normalizedName,
     ).toBe('nodeSelector=role=gw');
     expect(generateNormalizedName('', undefined, undefined, undefined, undefined)).toBe('');
+  });
+});
+
+describe('SelectorCache', () => {
+  it('shares one compiled selector per canonical text', () => {
+    const cache = new SelectorCache();
+    const a = cache.compile({ matchLabels: { b: '2', a: '1' } });
+    const b = cache.compile({
+      matchExpressions: [{ key: 'a', operator: 'In', values: ['1'] }],
+      matchLabels: { b: '2' },
+    });
+    const c = cache.compile({ matchLabels: { a: '1', b: '2' } });
+    expect(c).toBe(a);
+    expect(b).not.toBe(a);
+    expect(cache.compile({ matchLabels: { x: 'y' } })).toBe(cache.compile({ matchLabels: { x: 'y' } }));
+    // Without a cache every call compiles anew.
+    expect(compileSelector({ matchLabels: { x: 'y' } })).not.toBe(
+      compileSelector({ matchLabels: { x: 'y' } }),
+    );
   });
 });

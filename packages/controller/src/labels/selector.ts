@@ -71,19 +71,6 @@ function requirementMatches(r: Requirement, labels: Labels): boolean {
   }
 }
 
-/**
- * Compiled selectors by canonical text. Selectors are immutable and their text identifies their
- * semantics, so sharing is safe; the cache is bounded to keep hostile input from growing it forever.
- */
-const internCache = new Map<string, Selector>();
-const INTERN_LIMIT = 1 << 20;
-
-function intern(s: Selector): Selector {
-  if (internCache.size >= INTERN_LIMIT) internCache.clear();
-  internCache.set(s.text, s);
-  return s;
-}
-
 const EVERYTHING: Selector = { text: '', empty: true, indexKey: undefined, matches: () => true };
 
 /** The index key of one label pair (see Selector.indexKey). */
@@ -97,7 +84,7 @@ export function labelPairKey(key: string, value: string): string {
  * which is what Go's insertion sort does for the short lists selectors have).
  * Throws InvalidSelectorError on an unknown operator or a missing/extra values list.
  */
-export function compileSelector(sel: LabelSelector): Selector {
+export function compileSelector(sel: LabelSelector, cache?: SelectorCache): Selector {
   const reqs: Requirement[] = [];
   const ml = sel.matchLabels ?? {};
   for (const key of Object.keys(ml).sort()) reqs.push({ key, op: 'Equals', values: [ml[key]!] });
@@ -131,7 +118,7 @@ export function compileSelector(sel: LabelSelector): Selector {
   if (reqs.length === 1 && reqs[0]!.op === 'Equals') {
     const r = reqs[0]!;
     const text = requirementText(r);
-    const hit = internCache.get(text);
+    const hit = cache?.get(text);
     if (hit) return hit;
   }
   const sorted = reqs
@@ -141,8 +128,9 @@ export function compileSelector(sel: LabelSelector): Selector {
   const text = sorted.map(requirementText).join(',');
   // Equal selectors are shared: thousands of policies repeat the same few (app=web, ...), and each
   // compiled selector costs a closure, its context and two strings.
-  const cached = internCache.get(text);
+  const cached = cache?.get(text);
   if (cached) return cached;
+  const intern = (c: Selector) => (cache ? cache.put(c) : c);
   const eq = sorted.find((r) => r.op === 'Equals');
   const indexKey = eq ? labelPairKey(eq.key, eq.values[0]!) : undefined;
   // Specialize the overwhelmingly common single `key=value` selector.
@@ -167,4 +155,29 @@ export function compileSelector(sel: LabelSelector): Selector {
 /** A compiled selector that matches everything (`{}`). */
 export function everything(): Selector {
   return EVERYTHING;
+}
+
+/**
+ * Compiled selectors by canonical text, owned by one engine. Selectors are immutable and their text
+ * identifies their semantics, so sharing is safe: thousands of policies repeat the same few
+ * (app=web, ...), and each compiled selector costs a closure, its context and two strings. Bounded
+ * so that a stream of distinct selectors cannot grow it forever.
+ */
+export class SelectorCache {
+  private readonly byText = new Map<string, Selector>();
+  constructor(private readonly limit = 1 << 20) {}
+
+  get(text: string): Selector | undefined {
+    return this.byText.get(text);
+  }
+
+  put(s: Selector): Selector {
+    if (this.byText.size >= this.limit) this.byText.clear();
+    this.byText.set(s.text, s);
+    return s;
+  }
+
+  compile(sel: LabelSelector): Selector {
+    return compileSelector(sel, this);
+  }
 }
