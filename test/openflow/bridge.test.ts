@@ -238,6 +238,15 @@ describe('OpenFlowBridge against a real ovs-vswitchd', () => {
     });
     groups = await ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]);
     expect(groups).toContain('group_id=10,type=select,bucket=bucket_id:7,weight:30,actions=output:3');
+    expect(await bridge.dumpGroups(10)).toEqual([
+      {
+        groupId: 10,
+        type: 'select',
+        buckets: [{ bucketId: 7, weight: 30, actions: [{ type: 'output', port: 3 }] }],
+      },
+    ]);
+    const all = await bridge.dumpGroups();
+    expect(all.map((g) => g.groupId).sort((a, b) => a - b)).toEqual([4, 10, 11]);
     await bridge.deleteGroup(11);
     groups = await ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]);
     expect(groups).not.toContain('group_id=11');

@@ -15,11 +15,14 @@ import type { Match } from './codec/match.js';
 import { encodeMeterMod, type MeterMod } from './codec/meter-mod.js';
 import {
   decodeFlowStatsBody,
+  decodeGroupDescBody,
   decodeMultipartReply,
   decodeTableStatsBody,
   encodeFlowStatsRequest,
+  encodeGroupDescRequest,
   encodeTableStatsRequest,
   type FlowStats,
+  type GroupDesc,
   type TableStats,
 } from './codec/multipart.js';
 import {
@@ -275,6 +278,12 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
       out.push(...decodeFlowStatsBody(mp.body));
     }
     return out;
+  }
+
+  /** Groups installed on the switch (OFPMP_GROUP_DESC), all or one. */
+  async dumpGroups(groupId?: number): Promise<GroupDesc[]> {
+    const replies = await this.conn.request(encodeGroupDescRequest(this.conn.nextXid(), groupId));
+    return replies.flatMap((r) => decodeGroupDescBody(decodeMultipartReply(r).body));
   }
 
   async tableStats(): Promise<TableStats[]> {

@@ -2,8 +2,9 @@ import { OfDecodeError } from '../errors.js';
 import { decodeInstructions } from './action-decode.js';
 import { encodeInstructions } from './action-encode.js';
 import { Reader } from './buffer.js';
-import { OFPG, OFPMP, OFPMPF_MORE, OFPP, OFPT, OFPTT_ALL } from './constants.js';
+import { type GroupType, OFPG, OFPGT, OFPMP, OFPMPF_MORE, OFPP, OFPT, OFPTT_ALL } from './constants.js';
 import type { Flow } from './flow-mod.js';
+import { type Bucket, decodeBuckets } from './group-mod.js';
 import { beginMessage, decodeHeader, endMessage } from './header.js';
 import { decodeMatch, encodeMatch, type Match } from './match.js';
 
@@ -164,6 +165,39 @@ export function decodeTableStatsBody(r: Reader): TableStats[] {
     const table = r.u8();
     r.skip(3);
     out.push({ table, activeCount: r.u32(), lookupCount: r.u64(), matchedCount: r.u64() });
+  }
+  return out;
+}
+
+/** OFPMP_GROUP_DESC request (OpenFlow 1.5 form, with a group id; OFPG_ALL for every group). */
+export function encodeGroupDescRequest(xid: number, groupId: number = OFPG.ALL): Buffer {
+  const w = beginMessage(OFPT.MULTIPART_REQUEST, xid, 24);
+  w.u16(OFPMP.GROUP_DESC).u16(0).zeros(4);
+  w.u32(groupId).zeros(4);
+  return endMessage(w);
+}
+
+export interface GroupDesc {
+  groupId: number;
+  type: GroupType;
+  buckets: Bucket[];
+}
+
+/** Decodes the ofp15_group_desc entries of one OFPMP_GROUP_DESC reply. */
+export function decodeGroupDescBody(r: Reader): GroupDesc[] {
+  const out: GroupDesc[] = [];
+  while (r.remaining > 0) {
+    const length = r.u16();
+    if (length < 16) throw new OfDecodeError(`bad group_desc length ${length}`);
+    const e = r.sub(length - 2, 'group_desc');
+    const t = e.u8();
+    e.skip(1);
+    const groupId = e.u32();
+    const bucketsLen = e.u16();
+    e.skip(6);
+    const type = (Object.keys(OFPGT) as GroupType[]).find((k) => OFPGT[k] === t);
+    if (!type) throw new OfDecodeError(`unknown group type ${t}`);
+    out.push({ groupId, type, buckets: decodeBuckets(e.sub(bucketsLen, 'group buckets')) });
   }
   return out;
 }

@@ -40,6 +40,8 @@ export interface OfConnectionOptions {
   reconnectMaxDelayMs?: number;
   /** Replaceable socket factory (tests); defaults to net.connect. */
   connect?: (target: OfTarget) => Duplex;
+  /** Clock for keepalive bookkeeping (tests); defaults to Date.now. */
+  now?: () => number;
 }
 
 interface Pending {
@@ -58,7 +60,8 @@ interface Pending {
  */
 export class OfConnection extends EventEmitter {
   private readonly log: Logger;
-  private readonly opts: Required<Omit<OfConnectionOptions, 'target' | 'logger' | 'connect'>>;
+  private readonly opts: Required<Omit<OfConnectionOptions, 'target' | 'logger' | 'connect' | 'now'>>;
+  private readonly now: () => number;
   private readonly target: OfTarget;
   private readonly connectFn: (target: OfTarget) => Duplex;
   private socket: Duplex | undefined;
@@ -88,6 +91,7 @@ export class OfConnection extends EventEmitter {
     super();
     this.log = options.logger.child({ component: 'openflow-connection' });
     this.target = options.target;
+    this.now = options.now ?? Date.now;
     this.connectFn =
       options.connect ??
       ((t) => ('path' in t ? net.connect({ path: t.path }) : net.connect({ host: t.host, port: t.port })));
@@ -238,7 +242,7 @@ export class OfConnection extends EventEmitter {
     this.ready = false;
     const onConnect = (): void => {
       this.log.debug({ target: this.target }, 'socket connected, sending hello');
-      this.lastRx = Date.now();
+      this.lastRx = this.now();
       const helloXid = this.nextXid();
       new Promise<FeaturesReply>((resolve, reject) => {
         this.handshake = { resolve, reject, stage: 'hello', xid: helloXid };
@@ -279,7 +283,7 @@ export class OfConnection extends EventEmitter {
   }
 
   private keepalive(s: Duplex): void {
-    const idle = Date.now() - this.lastRx;
+    const idle = this.now() - this.lastRx;
     if (idle >= this.opts.echoTimeoutMs) {
       this.log.warn({ idleMs: idle }, 'switch stopped answering echo requests; reconnecting');
       s.destroy(new OfTimeoutError('echo timeout'));
@@ -292,7 +296,7 @@ export class OfConnection extends EventEmitter {
 
   private onData(s: Duplex, chunk: Buffer): void {
     if (s !== this.socket) return;
-    this.lastRx = Date.now();
+    this.lastRx = this.now();
     let frames: Buffer[];
     try {
       frames = this.splitter.push(chunk);
