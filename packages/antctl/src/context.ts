@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { type ApiClient, buildPath } from './client/api-client.js';
 import { type ConnectionEnv, type Connections, createConnections } from './client/connections.js';
 import { AntctlError } from './errors.js';
 import { type AntctlMode, decideMode, type ModeDecision } from './mode.js';
@@ -63,8 +64,37 @@ export function runContext(deps: AntctlDeps, cmd: Command, extra: { insecure?: b
     fileExists: deps.fileExists,
     readFile: deps.readFile,
   };
-  const conn = deps.connect ? deps.connect(mode, env) : createConnections(mode, env);
+  const base = deps.connect ? deps.connect(mode, env) : createConnections(mode, env);
+  const conn = globals.verbose ? traced(base, deps.stderr) : base;
   return { deps, mode, conn, globals, out: (t) => deps.stdout.write(t) };
+}
+
+/** -v/--verbose: every request and its status on stderr, so users can see which hop failed. */
+function traced(conn: Connections, sink: OutputSink): Connections {
+  const wrap = (c: ApiClient): ApiClient => ({
+    target: c.target,
+    async request(req) {
+      const line = `${req.method ?? 'GET'} ${c.target}${buildPath(req.path, req.query)}`;
+      try {
+        const res = await c.request(req);
+        sink.write(`${line} -> ${res.status}\n`);
+        return res;
+      } catch (err) {
+        sink.write(`${line} -> ${(err as Error).message}\n`);
+        throw err;
+      }
+    },
+  });
+  return {
+    mode: conn.mode,
+    kube: async () => wrap(await conn.kube()),
+    controller: async () => {
+      const r = await conn.controller();
+      return { client: wrap(r.client), route: r.route };
+    },
+    controllerDirect: async () => wrap(await conn.controllerDirect()),
+    agent: async () => wrap(await conn.agent()),
+  };
 }
 
 /** Refuses a command the selected mode does not have, saying how to get the other mode. */
