@@ -176,3 +176,22 @@ describe('incremental updates', () => {
     expect(w.engine.counts().pods).toBe(2);
   });
 });
+
+describe('robustness', () => {
+  it('keeps computing other policies when one cannot be translated', () => {
+    const w = setup();
+    w.engine.upsertK8sNetworkPolicy(
+      networkPolicy('x', 'broken', {
+        podSelector: { matchExpressions: [{ key: 'a', operator: 'Bogus', values: ['x'] }] },
+        policyTypes: ['Ingress'],
+      }),
+    );
+    w.engine.upsertK8sNetworkPolicy(
+      networkPolicy('y', 'fine', { podSelector: {}, policyTypes: ['Ingress'] }),
+    );
+    w.engine.flush();
+    expect(w.engine.translateErrors).toBe(1);
+    expect(w.networkPolicies.get('uid-np-y-fine')).toBeDefined();
+    expect(w.networkPolicies.get('uid-np-x-broken')).toBeUndefined();
+  });
+});

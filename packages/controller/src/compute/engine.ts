@@ -251,6 +251,8 @@ export class PolicyEngine {
   }
 
   private indexDirty = false;
+  /** Policies that failed translation since start (they keep their previous version). */
+  translateErrors = 0;
 
   // ------------------------------------------------------------------------------------------
   // Inputs
@@ -554,16 +556,24 @@ export class PolicyEngine {
     const deps: Deps = { tier: undefined, groups: undefined, namespaces: false };
     const ctx = this.translationContext(deps);
     let t: PolicyTranslation;
-    switch (p.kind) {
-      case 'K8sNetworkPolicy':
-        t = translateK8sNetworkPolicy(p.source as V1NetworkPolicy, ctx);
-        break;
-      case 'AntreaClusterNetworkPolicy':
-        t = translateClusterNetworkPolicy(p.source as CrdClusterNetworkPolicy, ctx);
-        break;
-      case 'AntreaNetworkPolicy':
-        t = translateAntreaNetworkPolicy(p.source as CrdNetworkPolicy, ctx);
-        break;
+    try {
+      switch (p.kind) {
+        case 'K8sNetworkPolicy':
+          t = translateK8sNetworkPolicy(p.source as V1NetworkPolicy, ctx);
+          break;
+        case 'AntreaClusterNetworkPolicy':
+          t = translateClusterNetworkPolicy(p.source as CrdClusterNetworkPolicy, ctx);
+          break;
+        case 'AntreaNetworkPolicy':
+          t = translateAntreaNetworkPolicy(p.source as CrdNetworkPolicy, ctx);
+          break;
+      }
+    } catch (err) {
+      // Admission refuses such objects (e.g. an unknown selector operator); should one get in, it
+      // must not stop the computation of every other policy. The last good translation stays.
+      this.translateErrors++;
+      this.log?.error({ err, policy: p.key }, 'cannot translate policy; keeping its previous version');
+      return;
     }
     this.setDeps(p, deps.tier === undefined && !deps.groups && !deps.namespaces ? NO_DEPS : deps);
     // A new UID under the same name is a different policy: retract the old internal object.
