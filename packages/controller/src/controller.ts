@@ -57,6 +57,16 @@ export class NetworkPolicyController {
     return this.engine.counts();
   }
 
+  /** Effective members of a ClusterGroup (`name`) or Group (`namespace/name`). */
+  groupMembers(key: string): ReturnType<PolicyEngine['groupMembers']> {
+    return this.engine.groupMembers(key);
+  }
+
+  /** ClusterGroups/Groups that contain the Pod (groupassociations). */
+  groupsForPod(namespace: string, name: string): string[] {
+    return this.engine.groupsForPod(namespace, name);
+  }
+
   /** Realization report from an agent (POST networkpolicies/{name}/status). */
   reportStatus(status: NetworkPolicyStatus): void {
     this.status?.report(status);

@@ -323,3 +323,23 @@ describe('Antrea NetworkPolicy (namespaced)', () => {
     expect(np.span.size).toBe(0);
   });
 });
+
+describe('group queries', () => {
+  it('lists effective members of a ClusterGroup and the groups of a Pod', () => {
+    const w = setup();
+    w.engine.upsertClusterGroup(clusterGroup('webs', { podSelector: { matchLabels: { app: 'web' } } }));
+    w.engine.upsertClusterGroup(clusterGroup('cidrs', { ipBlocks: [{ cidr: '10.0.0.0/8' }] }));
+    w.engine.upsertClusterGroup(clusterGroup('all', { childGroups: ['webs', 'cidrs'] }));
+    w.engine.upsertGroup({
+      metadata: { namespace: 'x', name: 'local-webs', uid: 'u' },
+      spec: { podSelector: { matchLabels: { app: 'web' } } },
+    });
+    w.engine.flush();
+    const all = w.engine.groupMembers('all')!;
+    expect(all.members.map((m) => `${m.pod!.namespace}/${m.pod!.name}`).sort()).toEqual(['x/web', 'y/web']);
+    expect(all.ipBlocks).toHaveLength(1);
+    expect(w.engine.groupMembers('missing')).toBeUndefined();
+    expect(w.engine.groupsForPod('x', 'web')).toEqual(['all', 'webs', 'x/local-webs']);
+    expect(w.engine.groupsForPod('y', 'client')).toEqual([]);
+  });
+});

@@ -848,6 +848,54 @@ export class PolicyEngine {
   }
 
   // ------------------------------------------------------------------------------------------
+  // Queries (controlplane clustergroupmembers / groupmembers / groupassociations)
+
+  /**
+   * Effective members of a ClusterGroup (`name`) or Group (`namespace/name`): Pods with IPs (or
+   * Nodes), plus the ipBlocks of ipBlock Groups; undefined when no such Group exists. Reflects the
+   * last flush.
+   */
+  groupMembers(key: string): { members: GroupMember[]; ipBlocks: IPBlock[] } | undefined {
+    const ig = this.igroups.get(key);
+    if (!ig) return undefined;
+    const ipBlocks: IPBlock[] = [];
+    const collect = (grp: IGroupState, level: number) => {
+      if (level > MAX_GROUP_NESTING) return;
+      ipBlocks.push(...grp.ipBlocks);
+      for (const c of grp.childGroups) {
+        const child = this.igroups.get(childKey(grp, c));
+        if (child) collect(child, level + 1);
+      }
+    };
+    collect(ig, 1);
+    const pseudo: AGState = {
+      name: key,
+      req: { kind: 'group', name: key, sourceGroup: key, uid: ig.uid },
+      selectorItem: undefined,
+      nodeSelector: undefined,
+      policies: new Set(),
+      membersDirty: false,
+      stored: undefined,
+    };
+    return { members: this.agMembers(pseudo), ipBlocks };
+  }
+
+  /** ClusterGroups and Groups (keys) whose members include the Pod, children counting for parents. */
+  groupsForPod(namespace: string, name: string): string[] {
+    const pod = this.index.getPod(namespace, name);
+    if (!pod) return [];
+    const out = new Set<string>();
+    for (const si of pod.labelItem.selectors) {
+      for (const u of (si.users as Set<GroupUser> | undefined) ?? []) {
+        if ('policies' in u) continue;
+        out.add(u.key);
+        for (const parent of this.parentsByChild.get(u.key) ?? []) out.add(parent);
+      }
+    }
+    return [...out].sort();
+  }
+
+  // ------------------------------------------------------------------------------------------
   // Flush
 
   /** Recomputes everything affected since the last flush and writes the results. */
