@@ -1,5 +1,6 @@
 // NSX adapter speed, against a real kube-apiserver and the NSX simulator on loopback.
-//   npm run bench:nsx -w @antrea-ts/nsx-adapter [-- --json] [-- --policies N --rules N --groups N --pods N]
+//   npm run bench:nsx -w @antrea-ts/nsx-adapter [-- --json] [--cases ccp,inventory]
+//     [--policies N --rules N --groups N --pods N]
 // Cases:
 //   ccp: P security policies x R rules over G groups spanned to the cluster; adapter cold start ->
 //        every ClusterNetworkPolicy present in kube-apiserver (realization on Nodes needs the lab);
@@ -36,6 +37,8 @@ const POLICIES = arg('policies', 500);
 const RULES = arg('rules', 10);
 const GROUPS = arg('groups', 1000);
 const PODS = arg('pods', 10_000);
+const casesAt = argv.indexOf('--cases');
+const CASES = new Set((casesAt >= 0 ? (argv[casesAt + 1] ?? '') : 'ccp,inventory').split(','));
 const CLUSTER = 'bench';
 const CLUSTER_PATH = `/infra/sites/default/enforcement-points/default/cluster-control-planes/${CLUSTER}`;
 const P = '/policy/api/v1';
@@ -79,8 +82,8 @@ async function main(): Promise<void> {
     await kube.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
     const { cert } = await generateClientCertificate(kube.dir, CLUSTER);
     const ccp = await nsx.request<{ node_id: string }>('PUT', `${P}${CLUSTER_PATH}`, { certificate: cert });
-    await ccpCase(kube.kubeConfig, nsx);
-    await inventoryCase(kube, nsx, ccp.node_id);
+    if (CASES.has('ccp')) await ccpCase(kube.kubeConfig, nsx);
+    if (CASES.has('inventory')) await inventoryCase(kube, nsx, ccp.node_id);
   } finally {
     nsx.close();
     await sim.stop();

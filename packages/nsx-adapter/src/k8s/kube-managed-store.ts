@@ -1,8 +1,8 @@
-import { CRD_KINDS } from '@antrea-ts/apis';
+import { CRD_KINDS, crdResourcePath } from '@antrea-ts/apis';
 import { CustomObjectsApi, type KubeConfig, makeInformer } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { MANAGED_SELECTOR } from '../labels.js';
-import { kubeError } from './kube-errors.js';
+import { KubeHttp } from './kube-http.js';
 import { type KubeObject, MANAGED_KINDS, type ManagedCrdStore, type ManagedKind } from './types.js';
 
 type Informer = ReturnType<typeof makeInformer<KubeObject & { metadata: object }>>;
@@ -17,7 +17,7 @@ function rv(o: KubeObject | undefined): bigint {
 
 /**
  * ManagedCrdStore over kube-apiserver: one label-selected informer per kind (so objects without the
- * managed-by label are never seen, let alone touched) and CustomObjectsApi for writes. Writes update
+ * managed-by label are never seen, let alone touched) and a keep-alive client for writes. Writes update
  * the cache at once so the next reconcile pass sees them even before the watch event arrives; the
  * newer resourceVersion wins (kube-apiserver resourceVersions are etcd revisions, numerically ordered).
  */
@@ -27,6 +27,7 @@ export class KubeManagedCrdStore implements ManagedCrdStore {
   private readonly informers: Informer[] = [];
   private readonly log: Logger;
   private stopped = false;
+  private http: KubeHttp | undefined;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -39,6 +40,7 @@ export class KubeManagedCrdStore implements ManagedCrdStore {
 
   async start(onChange: (kind: ManagedKind, name: string) => void, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    this.http = await KubeHttp.fromKubeConfig(this.kubeConfig);
     await Promise.all(
       MANAGED_KINDS.map(async (kind) => {
         const info = CRD_KINDS[kind];
@@ -96,50 +98,25 @@ export class KubeManagedCrdStore implements ManagedCrdStore {
     if (rv(o) >= rv(m.get(name))) m.set(name, o);
   }
 
+  private writer(): KubeHttp {
+    if (!this.http) throw new TypeError('KubeManagedCrdStore used before start()');
+    return this.http;
+  }
+
   async create(kind: ManagedKind, obj: KubeObject): Promise<void> {
-    const info = CRD_KINDS[kind];
-    try {
-      const out = (await this.api.createClusterCustomObject({
-        group: info.group,
-        version: info.version,
-        plural: info.plural,
-        body: obj,
-      })) as KubeObject;
-      this.remember(kind, out);
-    } catch (err) {
-      throw kubeError(`create ${kind} ${obj.metadata?.name}`, err);
-    }
+    this.remember(kind, await this.writer().request<KubeObject>('POST', crdResourcePath(kind), obj));
   }
 
   async replace(kind: ManagedKind, obj: KubeObject): Promise<void> {
-    const info = CRD_KINDS[kind];
     const name = obj.metadata?.name ?? '';
-    try {
-      const out = (await this.api.replaceClusterCustomObject({
-        group: info.group,
-        version: info.version,
-        plural: info.plural,
-        name,
-        body: obj,
-      })) as KubeObject;
-      this.remember(kind, out);
-    } catch (err) {
-      throw kubeError(`replace ${kind} ${name}`, err);
-    }
+    this.remember(kind, await this.writer().request<KubeObject>('PUT', crdResourcePath(kind, { name }), obj));
   }
 
   async delete(kind: ManagedKind, name: string): Promise<void> {
-    const info = CRD_KINDS[kind];
     try {
-      await this.api.deleteClusterCustomObject({
-        group: info.group,
-        version: info.version,
-        plural: info.plural,
-        name,
-      });
+      await this.writer().request('DELETE', crdResourcePath(kind, { name }));
     } catch (err) {
-      const e = kubeError(`delete ${kind} ${name}`, err);
-      if (e.code !== 'K8S_NOT_FOUND') throw e;
+      if ((err as { code?: string }).code !== 'K8S_NOT_FOUND') throw err;
     }
     this.cache.get(kind)?.delete(name);
   }
@@ -148,5 +125,6 @@ export class KubeManagedCrdStore implements ManagedCrdStore {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all(this.informers.map((i) => i.stop().catch(() => undefined)));
+    this.http?.close();
   }
 }
