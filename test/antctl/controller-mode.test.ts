@@ -356,5 +356,14 @@ describe('antctl controller mode through the aggregation layer', () => {
       env: { ...process.env, PATH: `${join(repo, 'cmd/antctl')}:${process.env['PATH']}`, KUBECONFIG: kc },
     });
     expect(help.stdout).toContain('Usage: kubectl antctl [options] [command]');
+    // kubectl's own completion of plugin arguments goes through kubectl_complete-antctl.
+    const complete = await execFileP(
+      join(cachedBinDir(), 'kubectl'),
+      ['__complete', 'antctl', 'get', 'add'],
+      {
+        env: { ...process.env, PATH: `${join(repo, 'cmd/antctl')}:${process.env['PATH']}`, KUBECONFIG: kc },
+      },
+    );
+    expect(complete.stdout).toBe('addressgroup\naddressgroups\n:4\n');
   });
 });

@@ -435,3 +435,11 @@ describe('usage, output formats and completion', () => {
     expect((await antctl(['completion', 'fish'])).code).toBe(2);
   });
 });
+
+describe('cobra __complete (kubectl plugin completion)', () => {
+  it('offers subcommands and flags for the last word, then the no-file directive', async () => {
+    expect((await antctl(['__complete', 'get', 'add'])).out).toBe('addressgroup\naddressgroups\n:4\n');
+    expect((await antctl(['__complete', 'get', 'netpol', '--so'])).out).toBe('--source\n--sort-by\n:4\n');
+    expect((await antctl(['__complete', 'get', 'zz'])).out).toBe(':4\n');
+  });
+});

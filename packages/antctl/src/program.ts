@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { addCompletionCommand } from './commands/completion.js';
+import { addCompletionCommand, cobraComplete } from './commands/completion.js';
 import { addLogLevelCommand, addVersionCommand } from './commands/flat.js';
 import { addGetCommand } from './commands/get.js';
 import { addQueryCommand } from './commands/query.js';
@@ -70,6 +70,10 @@ export function buildProgram(deps: AntctlDeps): Command {
  */
 export async function runAntctl(argv: readonly string[], deps: AntctlDeps): Promise<number> {
   const program = buildProgram(deps);
+  if (argv[0] === '__complete') {
+    deps.stdout.write(cobraComplete(program, argv.slice(1)));
+    return 0;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;

@@ -87,3 +87,24 @@ export function addCompletionCommand(program: Command, deps: AntctlDeps): void {
       else throw new AntctlError('ANTCTL_USAGE', `unsupported shell "${shell}": want bash or zsh`);
     });
 }
+
+/**
+ * Cobra's `__complete` protocol, which kubectl (1.26+) uses for plugins through a
+ * `kubectl_complete-antctl` executable: candidates for the last word, one per line, then
+ * `:<directive>` (4 = do not fall back to file names).
+ */
+export function cobraComplete(root: Command, words: readonly string[]): string {
+  const table = new Map(completionTable(root).map((n) => [n.path, n.words]));
+  const typed = words.slice(0, -1);
+  const last = words.at(-1) ?? '';
+  let path = '';
+  for (const w of typed) {
+    if (w.startsWith('-')) continue;
+    const next = path === '' ? w : `${path} ${w}`;
+    if (table.has(next)) path = next;
+  }
+  const candidates = (table.get(path) ?? []).filter(
+    (w) => w.startsWith(last) && (last.startsWith('-') || !w.startsWith('-')),
+  );
+  return `${candidates.join('\n')}${candidates.length > 0 ? '\n' : ''}:4\n`;
+}
