@@ -36,8 +36,8 @@ export interface GroupMemberJson {
   node?: { name: string };
   externalEntity?: { name: string; namespace: string };
   service?: { name: string; namespace: string };
-  /** base64 of 4 or 16 bytes each. */
-  ips?: string[];
+  /** base64 of 4 or 16 bytes each (see decodeIp for the other shapes accepted). */
+  ips?: unknown[];
   ports?: { port: number; name?: string; protocol?: string }[];
 }
 
@@ -79,10 +79,48 @@ export function sourceRefString(r: NetworkPolicyReferenceJson | undefined): stri
   return `${r.type}:${r.namespace ?? ''}/${r.name}`;
 }
 
-export function decodeIp(b64: string): string {
-  const bytes = Buffer.from(b64, 'base64');
-  if (bytes.length !== 4 && bytes.length !== 16) return b64;
-  return formatIP(new Uint8Array(bytes));
+/**
+ * One member IP as it arrives: base64 of 4 or 16 bytes (Go's []byte). Byte arrays and the
+ * {"0":10,"1":10,...} shape that JSON.stringify gives a Uint8Array are accepted too, so antctl
+ * reads a server that serializes raw typed arrays.
+ */
+export function decodeIp(raw: unknown): string {
+  let bytes: Uint8Array | undefined;
+  if (typeof raw === 'string') bytes = new Uint8Array(Buffer.from(raw, 'base64'));
+  else if (Array.isArray(raw)) bytes = Uint8Array.from(raw as number[]);
+  else if (raw !== null && typeof raw === 'object') {
+    const values = Object.keys(raw)
+      .sort((a, b) => Number(a) - Number(b))
+      .map((k) => (raw as Record<string, number>)[k] as number);
+    bytes = Uint8Array.from(values);
+  }
+  if (bytes === undefined || (bytes.length !== 4 && bytes.length !== 16)) return String(raw);
+  return goIpString(bytes);
+}
+
+/** Go's net.IP.String: dotted quad for IPv4 (and IPv4-mapped), RFC 5952 "::" compression for IPv6. */
+export function goIpString(bytes: Uint8Array): string {
+  const plain = formatIP(bytes);
+  if (!plain.includes(':')) return plain;
+  const words = plain.split(':');
+  // The longest run of at least two zero words becomes "::" (first one on ties).
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < words.length; ) {
+    if (words[i] !== '0') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < words.length && words[j] === '0') j++;
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  if (best < 0) return plain;
+  return `${words.slice(0, best).join(':')}::${words.slice(best + bestLen).join(':')}`;
 }
 
 /** Antrea's common.GroupMember: the member with its IPs joined as text. */
