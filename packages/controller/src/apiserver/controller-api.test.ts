@@ -98,7 +98,7 @@ function request(
 
 const pod = (ns: string, name: string, ip?: string): GroupMember => ({
   pod: { namespace: ns, name },
-  ...(ip ? { ips: [parseIP(ip)] } : {}),
+  ...(ip ? { ips: [parseIP(ip)!] } : {}),
 });
 
 function np(name: string, span: string[], atg = 'atg1'): InternalNetworkPolicy {
@@ -107,7 +107,15 @@ function np(name: string, span: string[], atg = 'atg1'): InternalNetworkPolicy {
     uid: name,
     generation: 1,
     sourceRef: { type: 'AntreaClusterNetworkPolicy', name: `acnp-${name}`, uid: name },
-    rules: [{ direction: 'In', priority: 0, action: 'Allow', from: { addressGroups: ['ag1'] } }],
+    rules: [
+      {
+        direction: 'In',
+        priority: 0,
+        action: 'Allow',
+        enableLogging: false,
+        from: { addressGroups: ['ag1'] },
+      },
+    ],
     appliedToGroups: [atg],
     priority: 1,
     tierPriority: 250,

@@ -224,7 +224,11 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
       let obj: ApiObject | undefined;
       if (!was && is) {
         type = 'ADDED';
-        obj = conv.perNode ? conv.full(curr!, rv, node) : (added ??= this.#full(curr!, rv, undefined));
+        if (conv.perNode) obj = conv.full(curr!, rv, node);
+        else {
+          added ??= this.#full(curr!, rv, undefined);
+          obj = added;
+        }
       } else if (was && is) {
         type = 'MODIFIED';
         if (conv.perNode) obj = conv.modified(prev!, curr!, rv, node);
@@ -234,7 +238,8 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
         }
       } else if (was && !is) {
         type = 'DELETED';
-        obj = deleted ??= deletedObject(conv.kind, ev.object, rv);
+        deleted ??= deletedObject(conv.kind, ev.object, rv);
+        obj = deleted;
       } else return;
       if (obj === undefined) return;
       sent++;
