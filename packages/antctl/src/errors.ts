@@ -19,8 +19,6 @@ export const ANTCTL_ERROR_CODES = {
   ANTCTL_UNSUPPORTED_MODE: 2,
   /** A Traceflow or support bundle did not finish in time. */
   ANTCTL_TIMEOUT: 1,
-  /** A Traceflow ended in phase Failed. */
-  ANTCTL_TRACEFLOW_FAILED: 1,
   /** Writing local files (support bundles) failed. */
   ANTCTL_LOCAL_IO: 1,
 } as const;

@@ -443,3 +443,43 @@ describe('cobra __complete (kubectl plugin completion)', () => {
     expect((await antctl(['__complete', 'get', 'zz'])).out).toBe(':4\n');
   });
 });
+
+describe('get stats (stats.antrea.io/v1alpha1)', () => {
+  it('lists NetworkPolicy stats of one Namespace with kubectl-like columns', async () => {
+    const r = await antctl(['get', 'stats', 'netpol', '-n', 'default'], {
+      setup: (f) =>
+        f.kubeFake.on('GET', '/apis/stats.antrea.io/v1alpha1/namespaces/default/networkpolicystats', {
+          body: {
+            items: [
+              {
+                metadata: { name: 'allow-web', namespace: 'default' },
+                trafficStats: { sessions: 2, packets: 10, bytes: 840 },
+              },
+              { metadata: { name: 'idle', namespace: 'default' } },
+            ],
+          },
+        }),
+    });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      [
+        'NAMESPACE NAME      SESSIONS PACKETS BYTES',
+        'default   allow-web 2        10      840  ',
+        'default   idle      0        0       0    ',
+        '',
+      ].join('\n'),
+    );
+  });
+  it('gets one cluster-scoped ACNP stats object and routes errors to the stats APIService', async () => {
+    const r = await antctl(['get', 'stats', 'acnp', 'acnp-db', '-o', 'json']);
+    expect(r.fakes.kubeFake.requests[0]?.path).toBe(
+      '/apis/stats.antrea.io/v1alpha1/antreaclusternetworkpolicystats/acnp-db',
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('v1alpha1.stats.antrea.io');
+  });
+  it('needs -n for one namespaced policy, and knows its kinds', async () => {
+    expect((await antctl(['get', 'stats', 'annp', 'x'])).err).toContain('a Namespace is needed with -n');
+    expect((await antctl(['get', 'stats', 'bogus'])).code).toBe(2);
+  });
+});

@@ -93,7 +93,7 @@ export function httpFailure(status: number, body: Buffer, ctx: FailureContext): 
     // A named object that does not exist comes back as a Status naming it; a group/version the
     // Kubernetes API does not serve at all comes back as a bare "could not find the requested
     // resource", which for Antrea means the APIService is missing.
-    const namedMiss = ctx.name !== undefined && (st?.details?.name === ctx.name || st?.reason === 'NotFound');
+    const namedMiss = ctx.name !== undefined && st?.details?.name === ctx.name;
     if (namedMiss || (ctx.name !== undefined && ctx.route.kind === 'agent')) {
       return new AntctlError('ANTCTL_NOT_FOUND', `${ctx.subject} not found (${text})`, opts);
     }

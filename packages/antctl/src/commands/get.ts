@@ -36,6 +36,7 @@ import {
   outputOption,
   SYSTEM,
 } from './common.js';
+import { addStatsCommand } from './stats.js';
 
 interface NetpolOpts {
   output: OutputFormat;
@@ -348,6 +349,7 @@ export function addGetCommand(program: Command, deps: AntctlDeps): Command {
       ctx.out(formatFeatureGates(gates ?? []));
     });
 
+  addStatsCommand(get, deps);
   return get;
 }
 
