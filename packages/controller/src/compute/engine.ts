@@ -13,6 +13,7 @@ import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } fro
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
 import { type Labels, type Selector, SelectorCache } from '../labels/selector.js';
 import { addTo } from '../multimap.js';
+import { SmallSet } from '../small-set.js';
 import { STATIC_TIERS, tierObjectName } from '../tiers.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy, Span } from '../types.js';
 import { deepEqual, EMPTY_SPAN, sameMembers, sameMembersByNode, sameSpan } from './equality.js';
@@ -99,7 +100,7 @@ interface ATGState {
   readonly req: GroupRequest;
   readonly selectorItem: SelectorItem<PodPayload> | undefined;
   readonly nodeSelector: Selector | undefined;
-  readonly policies: Set<PolicyState>;
+  readonly policies: SmallSet<PolicyState>;
   stored: InternalAppliedToGroup | undefined;
 }
 
@@ -108,7 +109,7 @@ interface AGState {
   readonly req: GroupRequest;
   readonly selectorItem: SelectorItem<PodPayload> | undefined;
   readonly nodeSelector: Selector | undefined;
-  readonly policies: Set<PolicyState>;
+  readonly policies: SmallSet<PolicyState>;
   membersDirty: boolean;
   stored: InternalAddressGroup | undefined;
 }
@@ -587,7 +588,7 @@ export class PolicyEngine {
     const ags: AGState[] = [];
     for (const req of t.addressGroups.values()) ags.push(this.acquireAG(req));
     this.internGroupNames(t.policy);
-    this.setGroups(p, atgs, ags);
+    this.setGroups(p, atgs.slice(), ags.slice());
     this.dirtyPolicySpan.add(p);
   }
 
@@ -639,9 +640,9 @@ export class PolicyEngine {
   // ------------------------------------------------------------------------------------------
   // Groups
 
-  private users(si: SelectorItem<PodPayload>): Set<GroupUser> {
-    if (!si.users) si.users = new Set<GroupUser>();
-    return si.users as Set<GroupUser>;
+  private users(si: SelectorItem<PodPayload>): SmallSet<GroupUser> {
+    if (!si.users) si.users = new SmallSet<GroupUser>();
+    return si.users as SmallSet<GroupUser>;
   }
 
   private acquireSelectorFor(
@@ -655,7 +656,7 @@ export class PolicyEngine {
   }
 
   private releaseSelectorFor(si: SelectorItem<PodPayload>, user: ATGState | AGState | IGroupState): void {
-    (si.users as Set<GroupUser> | undefined)?.delete(user);
+    (si.users as SmallSet<GroupUser> | undefined)?.delete(user);
     this.index.releaseSelector(si);
   }
 
@@ -676,7 +677,7 @@ export class PolicyEngine {
       req,
       selectorItem: undefined,
       nodeSelector,
-      policies: new Set(),
+      policies: new SmallSet(),
       stored: undefined,
     };
     if (needsSelector)
@@ -708,7 +709,7 @@ export class PolicyEngine {
       req,
       selectorItem: undefined,
       nodeSelector,
-      policies: new Set(),
+      policies: new SmallSet(),
       membersDirty: true,
       stored: undefined,
     };
@@ -873,7 +874,7 @@ export class PolicyEngine {
       req: { kind: 'group', name: key, sourceGroup: key, uid: ig.uid },
       selectorItem: undefined,
       nodeSelector: undefined,
-      policies: new Set(),
+      policies: new SmallSet(),
       membersDirty: false,
       stored: undefined,
     };
@@ -886,7 +887,7 @@ export class PolicyEngine {
     if (!pod) return [];
     const out = new Set<string>();
     for (const si of pod.labelItem.selectors) {
-      for (const u of (si.users as Set<GroupUser> | undefined) ?? []) {
+      for (const u of (si.users as SmallSet<GroupUser> | undefined) ?? []) {
         if ('policies' in u) continue;
         out.add(u.key);
         for (const parent of this.parentsByChild.get(u.key) ?? []) out.add(parent);
@@ -917,7 +918,7 @@ export class PolicyEngine {
     if (!this.indexDirty) return;
     this.indexDirty = false;
     for (const si of this.index.drainDirty()) {
-      for (const u of (si.users as Set<GroupUser> | undefined) ?? []) {
+      for (const u of (si.users as SmallSet<GroupUser> | undefined) ?? []) {
         if ('membersDirty' in u) this.markAGMembersDirty(u);
         else if ('policies' in u) this.dirtyATGs.add(u);
         else this.dirtyIGroups.add(u);
@@ -1051,7 +1052,7 @@ export class PolicyEngine {
         if (nodeSel.matches(n.labels)) byNode.set(name, [{ node: { name } }]);
 
     const prev = g.stored;
-    const span: Span = prev && sameSpanKeys(prev.span, byNode) ? prev.span : new Set(byNode.keys());
+    const span: Span = prev && sameSpanKeys(prev.span, byNode) ? prev.span : new SmallSet(byNode.keys());
     if (prev && prev.syncError === syncError && sameMembersByNode(prev.membersByNode, byNode)) return;
     // Every object of a kind is built with the same keys in the same order (one hidden class).
     const obj: InternalAppliedToGroup = {
@@ -1085,7 +1086,7 @@ export class PolicyEngine {
     }
     if (spans.length === 1) span = spans[0]!;
     else if (spans.length > 1) {
-      const u = new Set<string>();
+      const u = new SmallSet<string>();
       for (const s of spans) for (const n of s) u.add(n);
       span = u;
     }
@@ -1116,7 +1117,7 @@ export class PolicyEngine {
     let members = prev?.members;
     if (g.membersDirty || !members) {
       g.membersDirty = false;
-      members = this.agMembers(g);
+      members = this.agMembers(g).slice();
       if (prev && sameMembers(prev.members, members)) members = prev.members;
     }
     // AddressGroup span: union of the spans of the policies using it. Policies sharing an
@@ -1127,7 +1128,7 @@ export class PolicyEngine {
     if (spans.size === 0) span = EMPTY_SPAN;
     else if (spans.size === 1) span = spans.values().next().value!;
     else {
-      const u = new Set<string>();
+      const u = new SmallSet<string>();
       for (const s of spans) for (const n of s) u.add(n);
       span = u;
     }

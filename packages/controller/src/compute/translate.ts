@@ -117,12 +117,13 @@ function put(map: Map<string, GroupRequest>, g: GroupRequest): GroupRequest {
 }
 
 function peerOf(p: NetworkPolicyPeer): NetworkPolicyPeer {
-  // Drop empty lists so that equal peers compare equal and encode minimally.
+  // Drop empty lists so that equal peers compare equal and encode minimally; slice() trims the
+  // spare capacity push() leaves, since these lists live as long as the policy.
   const out: NetworkPolicyPeer = {};
-  if (p.addressGroups && p.addressGroups.length > 0) out.addressGroups = p.addressGroups;
-  if (p.ipBlocks && p.ipBlocks.length > 0) out.ipBlocks = p.ipBlocks;
-  if (p.fqdns && p.fqdns.length > 0) out.fqdns = p.fqdns;
-  if (p.toServices && p.toServices.length > 0) out.toServices = p.toServices;
+  if (p.addressGroups && p.addressGroups.length > 0) out.addressGroups = p.addressGroups.slice();
+  if (p.ipBlocks && p.ipBlocks.length > 0) out.ipBlocks = p.ipBlocks.slice();
+  if (p.fqdns && p.fqdns.length > 0) out.fqdns = p.fqdns.slice();
+  if (p.toServices && p.toServices.length > 0) out.toServices = p.toServices.slice();
   return out;
 }
 
@@ -236,8 +237,8 @@ export function translateK8sNetworkPolicy(np: V1NetworkPolicy, ctx: TranslationC
       uid,
       generation: np.metadata?.generation ?? 0,
       sourceRef,
-      rules,
-      appliedToGroups: [...atgs.keys()].sort(),
+      rules: rules.slice(),
+      appliedToGroups: [...atgs.keys()].sort().slice(),
       appliedToPerRule: false,
     },
     appliedToGroups: atgs,
@@ -603,8 +604,8 @@ export function translateClusterNetworkPolicy(
       uid,
       generation: cnp.metadata.generation ?? 0,
       sourceRef: { type: 'AntreaClusterNetworkPolicy', name: cnp.metadata.name ?? '', uid },
-      rules,
-      appliedToGroups: [...atgs.keys()].sort(),
+      rules: rules.slice(),
+      appliedToGroups: [...atgs.keys()].sort().slice(),
       priority: spec.priority,
       tierPriority: ctx.tierPriority(spec.tier),
       appliedToPerRule,
@@ -646,8 +647,8 @@ export function translateAntreaNetworkPolicy(
       uid,
       generation: np.metadata.generation ?? 0,
       sourceRef: { type: 'AntreaNetworkPolicy', namespace, name: np.metadata.name ?? '', uid },
-      rules,
-      appliedToGroups: [...atgs.keys()].sort(),
+      rules: rules.slice(),
+      appliedToGroups: [...atgs.keys()].sort().slice(),
       priority: spec.priority,
       tierPriority: ctx.tierPriority(spec.tier),
       appliedToPerRule: (spec.appliedTo ?? []).length === 0,

@@ -1,5 +1,6 @@
 import type { GroupSelector } from '../labels/group-selector.js';
 import { type Labels, labelPairKey, type Selector } from '../labels/selector.js';
+import { SmallSet } from '../small-set.js';
 import { KeyedBucket } from './keyed-bucket.js';
 
 // The grouping index matches Pods against selectors at the granularity of *label sets*, not Pods:
@@ -31,8 +32,8 @@ export interface LabelItem<T = unknown> {
   readonly key: string;
   readonly ns: NamespaceEntity<T>;
   readonly labels: Labels;
-  readonly pods: Set<PodEntity<T>>;
-  readonly selectors: Set<SelectorItem<T>>;
+  readonly pods: SmallSet<PodEntity<T>>;
+  readonly selectors: SmallSet<SelectorItem<T>>;
 }
 
 export interface NamespaceEntity<T = unknown> {
@@ -56,10 +57,10 @@ export interface SelectorItem<T = unknown> {
   readonly key: string;
   readonly selector: GroupSelector;
   readonly nsSelector: NsSelectorItem<T> | undefined;
-  readonly labelItems: Set<LabelItem<T>>;
+  readonly labelItems: SmallSet<LabelItem<T>>;
   refs: number;
   /** Owned by the index's user: who to notify when the item changes. */
-  users: Set<unknown> | undefined;
+  users: SmallSet<unknown> | undefined;
 }
 
 /** Scope of a selector item, decided once from its GroupSelector. */
@@ -269,7 +270,7 @@ export class GroupingIndex<T = unknown> {
     const key = knownKey ?? labelSetKey(ns.name, labels);
     let li = ns.labelItems.get(key);
     if (li) return li;
-    li = { key, ns, labels, pods: new Set(), selectors: new Set() };
+    li = { key, ns, labels, pods: new SmallSet(), selectors: new SmallSet() };
     ns.labelItems.set(key, li);
     ns.labelBucket.add(li);
     for (const si of this.candidateSelectors(ns, li)) if (this.podSelectorMatches(si, li)) this.link(si, li);
@@ -353,7 +354,7 @@ export class GroupingIndex<T = unknown> {
       key: sel.normalizedName,
       selector: sel,
       nsSelector: nsi,
-      labelItems: new Set(),
+      labelItems: new SmallSet(),
       refs: 1,
       users: undefined,
     };
