@@ -20,7 +20,9 @@ describe('SmallSet', () => {
       expect([...s.values()]).toEqual([...ref.values()]);
       expect([...s.entries()]).toEqual([...ref.entries()]);
       const seen: number[] = [];
-      s.forEach((v) => seen.push(v));
+      s.forEach((v) => {
+        seen.push(v);
+      });
       expect(seen).toEqual([...ref]);
       s.clear();
       expect(s.size).toBe(0);

@@ -20,7 +20,7 @@ export class SmallSet<T> implements ReadonlySet<T> {
   }
 
   has(x: T): boolean {
-    return this.set ? this.set.has(x) : this.arr !== undefined && this.arr.includes(x);
+    return this.set ? this.set.has(x) : !!this.arr?.includes(x);
   }
 
   add(x: T): this {
