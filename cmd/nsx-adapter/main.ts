@@ -12,6 +12,7 @@ import {
   MpAdapter,
   NsxClient,
   NsxRestChannel,
+  PolicyApiCcpChannel,
 } from '@antrea-ts/nsx-adapter';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -53,10 +54,13 @@ async function main(): Promise<void> {
 
   const channel = new NsxRestChannel(nsx, options.clusterName);
   const store = new KubeManagedCrdStore(kc, logger);
+  // Realization reports have no public NSX API: they always go to the /rpc channel.
   const ccp = new CcpAdapter({
-    channel,
+    channel:
+      options.policySource === 'api' ? new PolicyApiCcpChannel(nsx, options.clusterName, channel) : channel,
     store,
     logger,
+    longPollMs: options.policyPollSeconds * 1000,
     realizeTimeoutMs: options.realizeTimeoutSeconds * 1000,
   });
   const mp = new MpAdapter({

@@ -16,6 +16,10 @@ export interface NsxAdapterOptions {
   readonly nsxPassword: string | undefined;
   /** Register the cluster with the client certificate when NSX does not know it. */
   readonly register: boolean;
+  /** Where NSX policies are read: the public Policy API (polled) or the simulator's long-poll feed. */
+  readonly policySource: 'api' | 'feed';
+  /** Policy API poll period (seconds) when policySource is "api"; long-poll window for "feed". */
+  readonly policyPollSeconds: number;
   readonly kubeconfig: string | undefined;
   readonly nsxTimeoutSeconds: number;
   readonly inventoryBatchSize: number;
@@ -64,6 +68,15 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     .option('--nsx-user <user>', 'basic-auth user (instead of a client certificate)')
     .option('--nsx-password <password>', 'basic-auth password')
     .option('--register', 'register the cluster with --cert when NSX does not know it', false)
+    .addOption(
+      new Option(
+        '--policy-source <source>',
+        'read NSX policies from the public Policy API (polled) or the /rpc feed (long poll; simulator)',
+      )
+        .choices(['api', 'feed'])
+        .default('api'),
+    )
+    .option('--policy-poll <seconds>', 'Policy API poll period / feed long-poll window', positiveInt, 30)
     .option('--kubeconfig <file>', 'kubeconfig (default: in-cluster or ~/.kube/config)')
     .option('--nsx-timeout <seconds>', 'NSX request timeout (NSXClientTimeout)', positiveInt, 120)
     .option(
@@ -97,6 +110,8 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     nsxUser?: string;
     nsxPassword?: string;
     register: boolean;
+    policySource: 'api' | 'feed';
+    policyPoll: number;
     kubeconfig?: string;
     nsxTimeout: number;
     inventoryBatchSize: number;
@@ -125,6 +140,8 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     nsxUser: o.nsxUser,
     nsxPassword: o.nsxPassword,
     register: o.register,
+    policySource: o.policySource,
+    policyPollSeconds: o.policyPoll,
     kubeconfig: o.kubeconfig,
     nsxTimeoutSeconds: o.nsxTimeout,
     inventoryBatchSize: o.inventoryBatchSize,

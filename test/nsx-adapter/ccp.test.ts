@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
-import { CcpAdapter, KubeManagedCrdStore, NsxClient, NsxRestChannel } from '@antrea-ts/nsx-adapter';
+import {
+  CcpAdapter,
+  KubeManagedCrdStore,
+  NsxClient,
+  NsxRestChannel,
+  PolicyApiCcpChannel,
+} from '@antrea-ts/nsx-adapter';
 import { generateClientCertificate } from '@antrea-ts/nsx-sim';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,13 +32,15 @@ let sim: SimProcess;
 let dir: string;
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
-function newAdapter(): { adapter: CcpAdapter; client: NsxClient } {
+function newAdapter(source: 'feed' | 'api' = 'feed'): { adapter: CcpAdapter; client: NsxClient } {
   const client = new NsxClient({ baseUrl: sim.url, timeoutMs: 5000 });
+  const rpc = new NsxRestChannel(client, CLUSTER);
   const adapter = new CcpAdapter({
-    channel: new NsxRestChannel(client, CLUSTER),
+    channel: source === 'feed' ? rpc : new PolicyApiCcpChannel(client, CLUSTER, rpc),
     store: new KubeManagedCrdStore(kube.kubeConfig, logger),
     logger,
-    longPollMs: 2000,
+    // The feed long-polls for this long; the Policy API source polls at this period.
+    longPollMs: source === 'feed' ? 2000 : 200,
     backoffInitialMs: 100,
     backoffMaxMs: 500,
     debounceMs: 20,
@@ -108,108 +116,111 @@ afterAll(async () => {
 });
 
 describe('CCP adapter with kube-apiserver and the NSX simulator', () => {
-  it('realizes an NSX policy as Tier/ClusterGroup/ACNP, follows rule changes and deletions, reports realization', async () => {
-    const { adapter, client } = newAdapter();
-    await adapter.start();
-    try {
-      await createWebPolicy('web-in');
-      const name = await uid('web-in');
-      const acnp = await eventually(
-        async () => (await acnps()).find((p) => p.metadata.name === name),
-        'ACNP',
-      );
-      expect(acnp.metadata.annotations['ccp-adapter.antrea.tanzu.vmware.com/display-name']).toBe(
-        'web-in display',
-      );
-      expect(acnp.spec).toMatchObject({
-        tier: 'nsx-category-application',
-        priority: 1.01,
-        ingress: [
-          {
-            action: 'Allow',
-            enableLogging: false,
-            appliedTo: [{ podSelector: {} }],
-            ports: [{ protocol: 'TCP', port: 80 }],
-            from: [{ group: expect.any(String) }],
-          },
-        ],
-      });
-      const tiers = await getJson(kube, ['get', 'tiers', '-l', MANAGED]);
-      expect(
-        tiers.items
-          .map(
-            (t: { metadata: { name: string }; spec: { priority: number } }) =>
-              `${t.metadata.name}=${t.spec.priority}`,
-          )
-          .sort(),
-      ).toEqual([
-        'nsx-category-application=4',
-        'nsx-category-emergency=1',
-        'nsx-category-environment=3',
-        'nsx-category-ethernet=0',
-        'nsx-category-infrastructure=2',
-      ]);
-      const groups = await getJson(kube, ['get', 'clustergroups', '-l', MANAGED]);
-      const gname = (acnp.spec as unknown as { ingress: { from: { group: string }[] }[] }).ingress[0]?.from[0]
-        ?.group;
-      expect(groups.items.map((g: { metadata: { name: string } }) => g.metadata.name).sort()).toEqual([
-        gname,
-        `${gname}-0`,
-      ]);
+  it.each(['feed', 'api'] as const)(
+    '(%s source) realizes an NSX policy as Tier/ClusterGroup/ACNP, follows rule changes and deletions, reports realization',
+    async (source) => {
+      const { adapter, client } = newAdapter(source);
+      await adapter.start();
+      try {
+        await createWebPolicy('web-in');
+        const name = await uid('web-in');
+        const acnp = await eventually(
+          async () => (await acnps()).find((p) => p.metadata.name === name),
+          'ACNP',
+        );
+        expect(acnp.metadata.annotations['ccp-adapter.antrea.tanzu.vmware.com/display-name']).toBe(
+          'web-in display',
+        );
+        expect(acnp.spec).toMatchObject({
+          tier: 'nsx-category-application',
+          priority: 1.01,
+          ingress: [
+            {
+              action: 'Allow',
+              enableLogging: false,
+              appliedTo: [{ podSelector: {} }],
+              ports: [{ protocol: 'TCP', port: 80 }],
+              from: [{ group: expect.any(String) }],
+            },
+          ],
+        });
+        const tiers = await getJson(kube, ['get', 'tiers', '-l', MANAGED]);
+        expect(
+          tiers.items
+            .map(
+              (t: { metadata: { name: string }; spec: { priority: number } }) =>
+                `${t.metadata.name}=${t.spec.priority}`,
+            )
+            .sort(),
+        ).toEqual([
+          'nsx-category-application=4',
+          'nsx-category-emergency=1',
+          'nsx-category-environment=3',
+          'nsx-category-ethernet=0',
+          'nsx-category-infrastructure=2',
+        ]);
+        const groups = await getJson(kube, ['get', 'clustergroups', '-l', MANAGED]);
+        const gname = (acnp.spec as unknown as { ingress: { from: { group: string }[] }[] }).ingress[0]
+          ?.from[0]?.group;
+        expect(groups.items.map((g: { metadata: { name: string } }) => g.metadata.name).sort()).toEqual([
+          gname,
+          `${gname}-0`,
+        ]);
 
-      // Realization: IN_PROGRESS until the Antrea controller (here: kubectl) marks the status Realized.
-      const status = async () =>
-        (await sim.must(
-          'GET',
-          `/policy/api/v1/infra/realized-state/status?intent_path=/infra/domains/default/security-policies/web-in`,
-        )) as {
-          consolidated_status: { consolidated_status: string };
-        };
-      await eventually(
-        async () => (await status()).consolidated_status.consolidated_status === 'IN_PROGRESS',
-        'in progress',
-      );
-      await kube.kubectl([
-        'patch',
-        'acnp',
-        name,
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        JSON.stringify({
-          status: {
-            phase: 'Realized',
-            observedGeneration: 1,
-            currentNodesRealized: 2,
-            desiredNodesRealized: 2,
-          },
-        }),
-      ]);
-      await eventually(
-        async () => (await status()).consolidated_status.consolidated_status === 'SUCCESS',
-        'realized',
-      );
+        // Realization: IN_PROGRESS until the Antrea controller (here: kubectl) marks the status Realized.
+        const status = async () =>
+          (await sim.must(
+            'GET',
+            `/policy/api/v1/infra/realized-state/status?intent_path=/infra/domains/default/security-policies/web-in`,
+          )) as {
+            consolidated_status: { consolidated_status: string };
+          };
+        await eventually(
+          async () => (await status()).consolidated_status.consolidated_status === 'IN_PROGRESS',
+          'in progress',
+        );
+        await kube.kubectl([
+          'patch',
+          'acnp',
+          name,
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          JSON.stringify({
+            status: {
+              phase: 'Realized',
+              observedGeneration: 1,
+              currentNodesRealized: 2,
+              desiredNodesRealized: 2,
+            },
+          }),
+        ]);
+        await eventually(
+          async () => (await status()).consolidated_status.consolidated_status === 'SUCCESS',
+          'realized',
+        );
 
-      // Rule change.
-      await sim.must('PATCH', `${SP}/web-in/rules/r1`, { action: 'DROP' });
-      await eventually(
-        async () =>
-          (await acnps()).find((p) => p.metadata.name === name)?.spec.ingress?.[0]?.action === 'Drop',
-        'rule change',
-      );
+        // Rule change.
+        await sim.must('PATCH', `${SP}/web-in/rules/r1`, { action: 'DROP' });
+        await eventually(
+          async () =>
+            (await acnps()).find((p) => p.metadata.name === name)?.spec.ingress?.[0]?.action === 'Drop',
+          'rule change',
+        );
 
-      // Deletion in NSX.
-      await deletePolicy('web-in');
-      await eventually(async () => !(await acnps()).some((p) => p.metadata.name === name), 'ACNP deletion');
-      await eventually(
-        async () => (await getJson(kube, ['get', 'clustergroups', '-l', MANAGED])).items.length === 0,
-        'group deletion',
-      );
-    } finally {
-      await adapter.stop();
-      client.close();
-    }
-  });
+        // Deletion in NSX.
+        await deletePolicy('web-in');
+        await eventually(async () => !(await acnps()).some((p) => p.metadata.name === name), 'ACNP deletion');
+        await eventually(
+          async () => (await getJson(kube, ['get', 'clustergroups', '-l', MANAGED])).items.length === 0,
+          'group deletion',
+        );
+      } finally {
+        await adapter.stop();
+        client.close();
+      }
+    },
+  );
 
   it('never touches an unmanaged ACNP; reverts kubectl edits of managed ones', async () => {
     const { adapter, client } = newAdapter();

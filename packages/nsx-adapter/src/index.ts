@@ -27,4 +27,5 @@ export * from './mp/tar.js';
 export * from './mp/traceflow-translate.js';
 export * from './nsx/channels.js';
 export * from './nsx/client.js';
+export * from './nsx/policy-api-source.js';
 export * from './nsx/types.js';

@@ -265,6 +265,23 @@ describe('CCP adapter sync loop', () => {
     expect(channel.reports.length).toBe(n);
   });
 
+  it('polls a source without generations and acts only when the content changes', async () => {
+    const store = new FakeManagedStore();
+    const channel = new FakeCcpChannel(feed([dropAll]));
+    channel.generations = false;
+    const a = adapter(channel, store, { longPollMs: 10 });
+    await a.start();
+    await until(() => store.names('ClusterNetworkPolicy').length === 1, 'initial');
+    await until(() => channel.calls > 5, 'polling');
+    const writes = store.ops.length;
+    const reports = channel.reports.length;
+    await until(() => channel.calls > 10, 'more polling');
+    expect(store.ops.length).toBe(writes);
+    expect(channel.reports.length).toBe(reports);
+    channel.setFeed(feed([dropAll, allowWeb()], [web]));
+    await until(() => store.names('ClusterNetworkPolicy').length === 2, 'change picked up');
+  });
+
   it('stop is idempotent and stops the store', async () => {
     const store = new FakeManagedStore();
     const a = adapter(new FakeCcpChannel(feed([])), store);

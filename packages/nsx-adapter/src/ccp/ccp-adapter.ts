@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Backoff, type Clock, systemClock } from '../clock.js';
 import { AdapterError, NsxRequestError } from '../errors.js';
@@ -55,6 +56,8 @@ export class CcpAdapter {
   private k8sCondition: ComponentCondition;
   private lastResultValue: ReconcileResult | undefined;
   private syncWaiters: (() => void)[] = [];
+  /** Content hash of the last translated feed, for sources without generations (polling). */
+  private feedHash: string | undefined;
 
   constructor(private readonly opts: CcpAdapterOptions) {
     this.log = opts.logger.child({ component: 'ccp-adapter' });
@@ -147,11 +150,24 @@ export class CcpAdapter {
         if (!this.connected) {
           this.connected = true;
           this.tracker.reset();
+          // A reconnect is a full resync even when a polled feed looks unchanged.
+          this.feedHash = undefined;
           this.log.info({ generation: feed.policy_generation }, 'NSX policy feed connected; full resync');
         }
         this.backoff.reset();
         this.setCondition('nsx', true, 'Connected');
-        if (generation === undefined || feed.policy_generation !== generation) {
+        const hash =
+          feed.policy_generation === undefined
+            ? createHash('sha256')
+                .update(JSON.stringify([feed.security_policies, feed.groups, feed.services]))
+                .digest('hex')
+            : undefined;
+        const changed =
+          feed.policy_generation === undefined
+            ? hash !== this.feedHash || this.desired === undefined
+            : generation === undefined || feed.policy_generation !== generation;
+        this.feedHash = hash;
+        if (changed) {
           this.desired = translateFeed(feed);
           const failed = this.desired.outcomes.filter((o) => o.errors.length > 0).length;
           this.log.info(

@@ -6,6 +6,8 @@ import type { PolicyFeed } from './types.js';
 export class FakeCcpChannel implements CcpChannel {
   private feed: PolicyFeed;
   reachable = true;
+  /** false: behave like the Policy API source (no generations, the adapter polls). */
+  generations = true;
   readonly reports: RealizationReport[][] = [];
   calls = 0;
   private waiters: (() => void)[] = [];
@@ -33,7 +35,11 @@ export class FakeCcpChannel implements CcpChannel {
   ): Promise<PolicyFeed> {
     this.calls += 1;
     if (!this.reachable) throw new NsxUnreachableError('connect ECONNREFUSED 127.0.0.1:1');
-    if (opts.afterGeneration !== undefined && (this.feed.policy_generation ?? 0) <= opts.afterGeneration) {
+    if (
+      this.generations &&
+      opts.afterGeneration !== undefined &&
+      (this.feed.policy_generation ?? 0) <= opts.afterGeneration
+    ) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, opts.timeoutMs ?? 1000);
         this.waiters.push(() => {
@@ -47,7 +53,9 @@ export class FakeCcpChannel implements CcpChannel {
       });
       if (!this.reachable) throw new NsxUnreachableError('connection reset');
     }
-    return structuredClone(this.feed);
+    const out = structuredClone(this.feed);
+    if (!this.generations) delete out.policy_generation;
+    return out;
   }
 
   async reportRealization(results: RealizationReport[]): Promise<void> {
