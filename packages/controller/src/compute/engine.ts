@@ -13,6 +13,7 @@ import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } fro
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
 import { type Labels, type Selector, SelectorCache } from '../labels/selector.js';
 import { addTo } from '../multimap.js';
+import { compactMap } from '../small-map.js';
 import { SmallSet } from '../small-set.js';
 import { STATIC_TIERS, tierObjectName } from '../tiers.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy, Span } from '../types.js';
@@ -1050,10 +1051,14 @@ export class PolicyEngine {
     if (nodeSel)
       for (const [name, n] of this.nodes)
         if (nodeSel.matches(n.labels)) byNode.set(name, [{ node: { name } }]);
+    // push() leaves ~17 slots of capacity; retained lists are trimmed to their length, and the
+    // usual handful of Nodes is kept in a SmallMap rather than a Map.
+    for (const [node, list] of byNode) if (list.length > 1) byNode.set(node, list.slice());
+    const membersByNode = compactMap(byNode);
 
     const prev = g.stored;
     const span: Span = prev && sameSpanKeys(prev.span, byNode) ? prev.span : new SmallSet(byNode.keys());
-    if (prev && prev.syncError === syncError && sameMembersByNode(prev.membersByNode, byNode)) return;
+    if (prev && prev.syncError === syncError && sameMembersByNode(prev.membersByNode, membersByNode)) return;
     // Every object of a kind is built with the same keys in the same order (one hidden class).
     const obj: InternalAppliedToGroup = {
       name: g.name,
@@ -1061,7 +1066,7 @@ export class PolicyEngine {
       selector: req.kind === 'selector' ? req.selector.normalizedName : undefined,
       sourceGroup: req.kind === 'group' ? req.sourceGroup : undefined,
       service: req.kind === 'service' ? req.service : undefined,
-      membersByNode: byNode,
+      membersByNode,
       span: syncError ? EMPTY_SPAN : span,
       syncError,
     };
