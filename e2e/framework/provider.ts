@@ -1,0 +1,95 @@
+// What the case runner needs from a cluster. The lab provider (netns Nodes running our agent, Pods
+// made as kubelet's network part would), a kind provider (kubectl exec) and the oracle provider
+// (no packets: the controller's computation and its connectivity oracle) implement it.
+import type { FixturePort, JsonPatchOp, KubeObject, Labels, Protocol } from './case-types.js';
+
+/**
+ * allow: the TCP connection opened, or the UDP request was answered.
+ * drop: nothing came back before the timeout (a silent drop).
+ * reject: TCP RST, or ICMP unreachable (connection refused, host/port unreachable).
+ * error: the probe itself could not run (no such Pod, helper failed): never counted as a verdict.
+ */
+export type ProbeOutcome = 'allow' | 'drop' | 'reject' | 'error';
+
+export interface PodRef {
+  namespace: string;
+  name: string;
+}
+
+export interface PodSpec extends PodRef {
+  labels: Labels;
+  /** Node to place the Pod on; the provider chooses when absent or unknown to it. */
+  node?: string;
+  /**
+   * Container ports of the Pod object (named ports resolve against these, SCTP ones included).
+   * The Pod serves TCP and UDP on each port whose protocol the provider supports (see
+   * agent-tools/serve.mjs); unsupported protocols are declared but not served.
+   */
+  ports: FixturePort[];
+}
+
+/** Identifies an object for delete/patch; the runner fills apiVersion from what it applied. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export interface ProbeTarget {
+  to: PodRef;
+  port: number;
+  protocol: Protocol;
+}
+
+export interface ClusterProvider {
+  /** Short name for reports ("lab", "kind", "oracle"). */
+  readonly name: string;
+
+  /** False for protocols this cluster cannot probe (SCTP here): those expectations are skipped. */
+  supports(protocol: Protocol): boolean;
+
+  /**
+   * Creates the Namespace with exactly these labels (or sets them if it exists). Resolves to
+   * whether it was created, so the runner deletes only what it made.
+   */
+  createNamespace(name: string, labels: Labels): Promise<{ created: boolean }>;
+  /** Deletes the Namespace and resolves once it is gone (its Pods and objects with it). */
+  deleteNamespace(name: string): Promise<void>;
+
+  /** Creates the Pod and resolves once it has its IPs and serves its ports. */
+  createPod(spec: PodSpec): Promise<{ ips: string[] }>;
+  /** Deletes the Pod and resolves once it is gone (its IPs may then be reused). */
+  deletePod(ref: PodRef): Promise<void>;
+  /** Real IPs of a running Pod, primary first. */
+  podIPs(ref: PodRef): Promise<string[]>;
+
+  /** Creates or replaces any Kubernetes object (policies, groups, tiers, ...). */
+  apply(object: KubeObject): Promise<void>;
+  /** Deletes an object; an object already gone is not an error. */
+  delete(ref: ObjectRef): Promise<void>;
+  /** Applies an RFC 6902 JSON patch to an object. */
+  patch(ref: ObjectRef, jsonPatch: JsonPatchOp[]): Promise<void>;
+  /** Replaces the whole label map of a Namespace or Pod. */
+  setLabels(
+    ref: { kind: 'Namespace' | 'Pod'; namespace?: string; name: string },
+    labels: Labels,
+  ): Promise<void>;
+
+  /**
+   * Resolves once the changes made so far are enforced. Optional: without it the runner waits its
+   * settle time (RunnerOptions.settleMs). A lab provider can watch policy status (Realized) here.
+   */
+  waitForRealization?(signal?: AbortSignal): Promise<void>;
+
+  /** One connection attempt from a Pod's network namespace to another Pod. */
+  probe(from: PodRef, to: PodRef, port: number, protocol: Protocol, timeoutMs: number): Promise<ProbeOutcome>;
+  /**
+   * Optional batch form: all targets from one source Pod, outcomes in target order. A lab or kind
+   * provider runs the probe helper once per source Pod with every target (see agent-tools/probe.mjs).
+   */
+  probeMany?(from: PodRef, targets: readonly ProbeTarget[], timeoutMs: number): Promise<ProbeOutcome[]>;
+
+  /** Releases what the provider holds (connections, helper processes). Idempotent. */
+  close?(): Promise<void>;
+}
