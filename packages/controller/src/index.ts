@@ -32,3 +32,8 @@ export * from './nodeipam/cidr-allocator.js';
 export * from './nodeipam/errors.js';
 export * from './nodeipam/kube-node-client.js';
 export * from './nodeipam/node-ipam-controller.js';
+export * from './monitoring/controller-info.js';
+export * from './monitoring/controller-metrics.js';
+export * from './monitoring/kube-controller-info-client.js';
+export * from './monitoring/timed-engine.js';
+export * from './apiserver/antrea-controller.js';

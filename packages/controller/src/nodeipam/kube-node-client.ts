@@ -4,6 +4,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Node,
+  type V1NodeList,
 } from '@kubernetes/client-node';
 import { NodeIpamError } from './errors.js';
 import type { NodeClient } from './node-ipam-controller.js';
@@ -17,7 +18,12 @@ export class KubeNodeClient implements NodeClient {
   }
 
   async list(): Promise<V1Node[]> {
-    return (await this.#api.listNode()).items;
+    return (await this.listRaw()).items;
+  }
+
+  /** The NodeList itself (what an informer's list function returns). */
+  listRaw(): Promise<V1NodeList> {
+    return this.#api.listNode();
   }
 
   async setPodCIDRs(name: string, cidrs: string[]): Promise<void> {

@@ -1,0 +1,47 @@
+// antrea-controller: composition root. Loads options, builds the kube client configuration and
+// AntreaController (informers -> compute -> stores -> API server, NodeIPAM, monitoring), and
+// links SIGTERM/SIGINT to one AbortController.
+import { AntreaController } from '@antrea-ts/controller';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { loadOptions } from './options.js';
+
+async function main(): Promise<number> {
+  const options = loadOptions(process.argv, process.env);
+  const logger = pino({ level: options.logLevel });
+  const kubeConfig = new KubeConfig();
+  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
+  else kubeConfig.loadFromDefault();
+
+  const abort = new AbortController();
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => abort.abort());
+
+  const controller = new AntreaController(options.controller, { logger, kubeConfig });
+  try {
+    await controller.start(abort.signal);
+  } catch (err) {
+    logger.fatal({ err }, 'controller failed to start');
+    await controller.stop();
+    return 1;
+  }
+  if (!abort.signal.aborted) {
+    await new Promise<void>((resolve) =>
+      abort.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+  }
+  logger.info('stopping');
+  await controller.stop();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const code = (err as { code?: string }).code;
+    // commander has printed --help / --version itself.
+    if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
+    // Option errors and the like, before a logger exists.
+    process.stderr.write(`antrea-controller: ${(err as Error).message}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,271 @@
+import { CONTROLLER_API_PORT } from '@antrea-ts/apis';
+import {
+  ApiServer,
+  type ApiServerOptions,
+  AuthenticationConfigSource,
+  CaBundlePublisher,
+  jsonCodec,
+  KubeAccessReviewer,
+  KubeAPIServiceClient,
+  KubeConfigMapClient,
+  KubeTokenReviewer,
+  ResourceRegistry,
+  SelfSignedCertManager,
+  serviceDnsNames,
+} from '@antrea-ts/apiserver';
+import type { KubeConfig, V1Node } from '@kubernetes/client-node';
+import { makeInformer } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { type Clock, systemClock } from '../clock.js';
+import { InformerAdapter } from '../informers/informer-adapter.js';
+import { makePolicyInformers, type PolicyInformers } from '../informers/informers.js';
+import { ControllerInfoReporter } from '../monitoring/controller-info.js';
+import { ControllerMetrics } from '../monitoring/controller-metrics.js';
+import { KubeControllerInfoClient } from '../monitoring/kube-controller-info-client.js';
+import { TimedPolicyEngine } from '../monitoring/timed-engine.js';
+import type { CidrAllocatorOptions } from '../nodeipam/cidr-allocator.js';
+import { KubeNodeClient } from '../nodeipam/kube-node-client.js';
+import { NodeIpamController } from '../nodeipam/node-ipam-controller.js';
+import { protobufCodec } from '../protobuf-codec.js';
+import { KubeStatusWriter } from '../status/kube-status-writer.js';
+import { StatusController } from '../status/status-controller.js';
+import { RamStore } from '../store/ram-store.js';
+import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
+import { type ControllerApi, registerControllerApi } from './controller-api.js';
+import { StatsAggregator } from './stats-aggregator.js';
+
+/** What antrea-controller runs with (cmd/antrea-controller/options.ts builds and freezes it). */
+export interface AntreaControllerConfig {
+  version: string;
+  bindAddress: string;
+  apiPort: number;
+  /** Service in front of the API (APIService target, certificate names). */
+  service: { name: string; namespace: string; port?: number };
+  /** Register the APIServices and publish antrea-ca (off for a controller run outside a cluster). */
+  publishCaBundle: boolean;
+  /** Antrea-native policies (ACNP, ANNP, Tier, ClusterGroup, Group) and their status. */
+  antreaPolicy: boolean;
+  enablePrometheusMetrics: boolean;
+  nodeIPAM?: { clusterCIDRs: readonly CidrAllocatorOptions[] };
+  podRef?: { name: string; namespace: string };
+  nodeName?: string;
+  controllerInfoIntervalMs: number;
+  /** Extra names and addresses for the serving certificate. */
+  certificate?: { dnsNames?: readonly string[]; ipAddresses?: readonly string[] };
+  watch?: ApiServerOptions['watch'];
+}
+
+export interface AntreaControllerDeps {
+  logger: Logger;
+  kubeConfig: KubeConfig;
+  clock?: Clock;
+  /** Test doubles; default client-node informers. */
+  informers?: PolicyInformers;
+  metricsRegistry?: Registry;
+}
+
+/**
+ * antrea-controller composed: informers → compute core → RAM stores → watch hubs → HTTPS API
+ * server, plus status and stats from agents, NodeIPAM and AntreaControllerInfo. cmd/antrea-controller
+ * builds one from flags; integration tests run it in-process against a real kube-apiserver.
+ */
+export class AntreaController {
+  readonly networkPolicies = new RamStore<InternalNetworkPolicy>('NetworkPolicy');
+  readonly appliedToGroups = new RamStore<InternalAppliedToGroup>('AppliedToGroup');
+  readonly addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
+  readonly api: ControllerApi;
+  readonly server: ApiServer;
+  readonly certificates: SelfSignedCertManager;
+  readonly metricsRegistry: Registry;
+  readonly nodeIpam: NodeIpamController | undefined;
+  readonly controllerInfo: ControllerInfoReporter;
+  readonly #log: Logger;
+  readonly #config: AntreaControllerConfig;
+  readonly #engine: TimedPolicyEngine;
+  readonly #adapter: InformerAdapter;
+  readonly #status: StatusController | undefined;
+  readonly #authnConfig: AuthenticationConfigSource;
+  readonly #publisher: CaBundlePublisher | undefined;
+  #synced = false;
+  #started = false;
+  #stopping: Promise<void> | undefined;
+
+  constructor(config: AntreaControllerConfig, deps: AntreaControllerDeps) {
+    const { logger, kubeConfig: kc } = deps;
+    const clock = deps.clock ?? systemClock;
+    this.#log = logger.child({ component: 'antrea-controller' });
+    this.#config = config;
+    this.metricsRegistry = deps.metricsRegistry ?? new Registry();
+    if (config.enablePrometheusMetrics) collectDefaultMetrics({ register: this.metricsRegistry });
+
+    this.#engine = new TimedPolicyEngine(
+      {
+        networkPolicies: this.networkPolicies,
+        appliedToGroups: this.appliedToGroups,
+        addressGroups: this.addressGroups,
+      },
+      { logger },
+    );
+    const informers = deps.informers ?? makePolicyInformers(kc, { antreaNative: config.antreaPolicy });
+    this.#adapter = new InformerAdapter(this.#engine, informers, logger);
+    this.#status = config.antreaPolicy
+      ? new StatusController(this.networkPolicies, new KubeStatusWriter(kc), clock, logger)
+      : undefined;
+
+    const counts = () => ({
+      networkPolicies: this.networkPolicies.size,
+      addressGroups: this.addressGroups.size,
+      appliedToGroups: this.appliedToGroups.size,
+    });
+    this.controllerInfo = new ControllerInfoReporter({
+      logger,
+      clock,
+      client: new KubeControllerInfoClient(kc),
+      intervalMs: config.controllerInfoIntervalMs,
+      source: {
+        version: config.version,
+        ...(config.podRef ? { podRef: config.podRef } : {}),
+        ...(config.nodeName ? { nodeName: config.nodeName } : {}),
+        service: config.service,
+        apiPort: config.apiPort,
+        counts,
+        connectedAgents: () => this.api.connectedNodes().size,
+        healthy: () => this.#synced,
+      },
+    });
+
+    const registry = new ResourceRegistry();
+    let metrics: ControllerMetrics | undefined;
+    this.api = registerControllerApi(registry, {
+      logger,
+      networkPolicies: this.networkPolicies,
+      appliedToGroups: this.appliedToGroups,
+      addressGroups: this.addressGroups,
+      reportStatus: (s) => this.#status?.report(s),
+      stats: new StatsAggregator(this.networkPolicies, clock),
+      controllerInfo: () => ({ ...this.controllerInfo.current(), apiVersion: 'system.antrea.io/v1beta1' }),
+      observer: {
+        sent: (resource, n) => metrics?.eventsSent.inc({ resource }, n),
+        dispatched: (resource, ms) => metrics?.fanoutDuration.observe({ resource }, ms / 1000),
+      },
+    });
+    metrics = new ControllerMetrics(this.metricsRegistry, {
+      counts,
+      watchers: () => ({
+        networkpolicies: this.api.networkPolicies.watcherCount,
+        appliedtogroups: this.api.appliedToGroups.watcherCount,
+        addressgroups: this.api.addressGroups.watcherCount,
+      }),
+      connectedAgents: () => this.api.connectedNodes().size,
+      pendingChanges: () => this.#engine.pending,
+    });
+    const m = metrics;
+    this.#engine.onFlush = (seconds, stats) => m.recordFlush(seconds, stats);
+
+    const ips = [
+      ...(config.bindAddress !== '0.0.0.0' && config.bindAddress !== '::' ? [config.bindAddress] : []),
+      ...(config.certificate?.ipAddresses ?? []),
+    ];
+    this.certificates = new SelfSignedCertManager({
+      logger,
+      clock: { now: () => clock.now().getTime() },
+      host: config.service.name,
+      dnsNames: [
+        ...serviceDnsNames(config.service.name, config.service.namespace),
+        ...(config.certificate?.dnsNames ?? []),
+      ],
+      ipAddresses: ips,
+    });
+    const configMaps = new KubeConfigMapClient(kc);
+    this.#authnConfig = new AuthenticationConfigSource({ logger, configMaps });
+    this.server = new ApiServer({
+      logger,
+      registry,
+      certificates: this.certificates,
+      metricsRegistry: this.metricsRegistry,
+      tokenReviewer: new KubeTokenReviewer(kc),
+      accessReviewer: new KubeAccessReviewer(kc),
+      authenticationConfig: this.#authnConfig,
+      // JSON first: a client that states no preference (curl, kubectl) gets JSON, like from
+      // kube-apiserver; agents ask for protobuf explicitly.
+      codecs: [jsonCodec, protobufCodec],
+      host: config.bindAddress,
+      port: config.apiPort,
+      ...(config.watch ? { watch: config.watch } : {}),
+    });
+    this.server.readyz.add('networkpolicy-store-synced', () => this.#synced);
+    this.#publisher = config.publishCaBundle
+      ? new CaBundlePublisher({
+          logger,
+          configMaps,
+          apiServices: new KubeAPIServiceClient(kc),
+          service: config.service,
+        })
+      : undefined;
+    const nodes = new KubeNodeClient(kc);
+    this.nodeIpam = config.nodeIPAM
+      ? new NodeIpamController({
+          logger,
+          nodes,
+          informer: makeInformer<V1Node>(kc, '/api/v1/nodes', () => nodes.listRaw()),
+          clusterCIDRs: config.nodeIPAM.clusterCIDRs,
+        })
+      : undefined;
+  }
+
+  /** True once the first computation over every informer's list finished. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /**
+   * Computes the initial state, then serves it: agents that connect get a complete state, never a
+   * partial one (they retry until the port answers).
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.#stopping = undefined;
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    this.api.start();
+    await this.#adapter.start();
+    this.#synced = true;
+    this.#log.info(this.#engine.counts(), 'initial policy computation done');
+    this.#status?.start();
+    await this.#authnConfig.start();
+    await this.server.start();
+    this.certificates.start();
+    await this.#publisher?.start(this.certificates);
+    await this.nodeIpam?.start();
+    this.controllerInfo.start();
+    this.#log.info(
+      { address: this.server.address, version: this.#config.version },
+      'antrea-controller started',
+    );
+  }
+
+  /** Idempotent; open watches end cleanly so agents reconnect to the next instance. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await this.controllerInfo.stop();
+    await this.nodeIpam?.stop();
+    this.#publisher?.stop();
+    await this.server.stop();
+    this.api.stop();
+    this.#status?.stop();
+    await this.#adapter.stop();
+    this.certificates.stop();
+    this.#authnConfig.stop();
+    this.#synced = false;
+    this.#log.info('antrea-controller stopped');
+  }
+}
+
+export const DEFAULT_API_PORT = CONTROLLER_API_PORT;
