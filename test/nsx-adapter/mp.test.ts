@@ -193,28 +193,34 @@ describe('MP adapter with kube-apiserver and the NSX simulator', () => {
     // No AntreaControllerInfo yet: the controller is reported DOWN, so the cluster is FAILED.
     await eventually(async () => (await status()).status === 'FAILED', 'FAILED without controller');
     const now = new Date().toISOString();
+    // A heartbeat may land between the two objects (HEALTHY, no agent yet): the wait below wants both.
     await kube.kubectl(['apply', '-f', '-'], {
       input: yaml({
-        apiVersion: 'crd.antrea.io/v1beta1',
-        kind: 'AntreaControllerInfo',
-        metadata: { name: 'antrea-controller' },
-        version: 'v2.3.0',
-        connectedAgentNum: 1,
-        controllerConditions: [{ type: 'ControllerHealthy', status: 'True', lastHeartbeatTime: now }],
-      }),
-    });
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: yaml({
-        apiVersion: 'crd.antrea.io/v1beta1',
-        kind: 'AntreaAgentInfo',
-        metadata: { name: 'worker-9' },
-        agentConditions: [{ type: 'AgentHealthy', status: 'True', lastHeartbeatTime: now }],
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'crd.antrea.io/v1beta1',
+            kind: 'AntreaControllerInfo',
+            metadata: { name: 'antrea-controller' },
+            version: 'v2.3.0',
+            connectedAgentNum: 1,
+            controllerConditions: [{ type: 'ControllerHealthy', status: 'True', lastHeartbeatTime: now }],
+          },
+          {
+            apiVersion: 'crd.antrea.io/v1beta1',
+            kind: 'AntreaAgentInfo',
+            metadata: { name: 'worker-9' },
+            agentConditions: [{ type: 'AgentHealthy', status: 'True', lastHeartbeatTime: now }],
+          },
+        ],
       }),
     });
     try {
       const s = await eventually(async () => {
         const x = await status();
-        return x.status === 'HEALTHY' ? x : undefined;
+        const agents = (x as unknown as { agent_info?: { healthy_agent_num?: number } }).agent_info;
+        return x.status === 'HEALTHY' && agents?.healthy_agent_num === 1 ? x : undefined;
       }, 'HEALTHY');
       expect(s).toMatchObject({
         controller_status: { status: 'UP', connected_agent_num: 1 },
