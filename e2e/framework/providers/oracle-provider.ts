@@ -292,8 +292,9 @@ export class OracleProvider implements ClusterProvider {
     if (!src || !dst || !this.supports(protocol)) return 'error';
     if (this.engine.pending) this.engine.flush();
     const v = this.makeOracle(this.world).verdict(this.endpoint(src), this.endpoint(dst), port, protocol);
-    // Like a real Pod: an allowed packet to a port nobody serves is refused (TCP RST, ICMP unreachable).
-    const served = dst.spec.ports.some((p) => p.port === port && p.protocol === protocol);
+    // Like a Pod running serve.mjs (TCP and UDP on every declared port number): an allowed packet
+    // to a port nobody serves is refused (TCP RST, ICMP port unreachable).
+    const served = dst.spec.ports.some((p) => p.port === port);
     return v === 'allow' && !served ? 'reject' : v;
   }
 }
