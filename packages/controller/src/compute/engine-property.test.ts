@@ -167,9 +167,11 @@ function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
       break;
     }
     default: {
-      if (r.int(2))
+      // One draw, three outcomes (the linter cannot tell that repeated draws differ).
+      const which = r.int(4);
+      if (which < 2)
         w.tiers.set('custom', { metadata: { name: 'custom' }, spec: { priority: 10 + r.int(5) } });
-      else if (r.int(2)) {
+      else if (which === 2) {
         const keys = [...w.cgs.keys()];
         if (keys.length) w.cgs.delete(r.pick(keys));
       } else {
