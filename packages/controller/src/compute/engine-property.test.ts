@@ -3,10 +3,10 @@
 // incremental paths (relabels, moves, policy edits, group edits, deletions, orphan GC) never drift
 // from a from-scratch computation.
 import { groupMemberKey } from '@antrea-ts/apis';
-import type { V1Namespace, V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
+import type { V1Namespace, V1NetworkPolicy, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { CrdClusterNetworkPolicy, CrdGroup, CrdTier } from '../inputs.js';
-import { networkPolicy, newWorld, pod } from '../testing/fixtures.js';
+import { networkPolicy, newWorld, node, pod, service } from '../testing/fixtures.js';
 
 class Rand {
   private s: number;
@@ -35,6 +35,8 @@ interface WorldState {
   acnps: Map<string, CrdClusterNetworkPolicy>;
   cgs: Map<string, CrdGroup>;
   tiers: Map<string, CrdTier>;
+  nodes: Map<string, V1Node>;
+  services: Map<string, V1Service>;
 }
 
 const NS = ['a', 'b', 'c', 'd'];
@@ -70,7 +72,7 @@ function randomPeer(r: Rand): Record<string, unknown> {
 }
 
 function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
-  const op = r.int(12);
+  const op = r.int(14);
   const ns = r.pick(NS);
   switch (op) {
     case 0:
@@ -154,16 +156,26 @@ function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
     }
     case 10: {
       const name = r.pick(['cg0', 'cg1', 'cg2']);
-      const kind = r.int(4);
-      const spec =
-        kind === 0
-          ? { podSelector: randomSelector(r) }
-          : kind === 1
-            ? { ipBlocks: [{ cidr: '192.168.0.0/16' }] }
-            : kind === 2
-              ? { childGroups: [r.pick(['cg0', 'cg1', 'cg2'].filter((c) => c !== name))] }
-              : { namespaceSelector: { matchLabels: { env: 'prod' } } };
+      const spec = r.pick<CrdGroup['spec']>([
+        { podSelector: randomSelector(r) },
+        { ipBlocks: [{ cidr: '192.168.0.0/16' }] },
+        { childGroups: [r.pick(['cg0', 'cg1', 'cg2'].filter((c) => c !== name))] },
+        { namespaceSelector: { matchLabels: { env: 'prod' } } },
+        { serviceReference: { name: 'svc', namespace: 'a' } },
+        { nodeSelector: { matchLabels: { role: 'gw' } } },
+      ]);
       w.cgs.set(name, { metadata: { name, uid: `cg-uid-${name}` }, spec });
+      break;
+    }
+    case 12: {
+      const n = r.pick(NODES);
+      if (r.int(4) === 0) w.nodes.delete(n);
+      else w.nodes.set(n, node(n, { role: r.pick(['gw', 'worker']) }, `192.168.0.${r.int(3) + 1}`));
+      break;
+    }
+    case 13: {
+      if (r.int(4) === 0) w.services.delete('a/svc');
+      else w.services.set('a/svc', service('a', 'svc', r.int(3) ? { app: r.pick(APPS) } : undefined));
       break;
     }
     default: {
@@ -187,6 +199,11 @@ function applyDiff(e: ReturnType<typeof newWorld>['engine'], prev: WorldState, n
   for (const [k, v] of next.namespaces) if (prev.namespaces.get(k) !== v) e.upsertNamespace(v);
   for (const k of prev.namespaces.keys()) if (!next.namespaces.has(k)) e.deleteNamespace(k);
   for (const [k, v] of next.tiers) if (prev.tiers.get(k) !== v) e.upsertTier(v);
+  for (const [k, v] of next.nodes) if (prev.nodes.get(k) !== v) e.upsertNode(v);
+  for (const k of prev.nodes.keys()) if (!next.nodes.has(k)) e.deleteNode(k);
+  for (const [k, v] of next.services) if (prev.services.get(k) !== v) e.upsertService(v);
+  for (const k of prev.services.keys())
+    if (!next.services.has(k)) e.deleteService(...(k.split('/') as [string, string]));
   for (const [k, v] of next.cgs) if (prev.cgs.get(k) !== v) e.upsertClusterGroup(v);
   for (const k of prev.cgs.keys()) if (!next.cgs.has(k)) e.deleteClusterGroup(k);
   for (const [k, v] of next.pods) if (prev.pods.get(k) !== v) e.upsertPod(v);
@@ -206,6 +223,8 @@ function copy(w: WorldState): WorldState {
     acnps: new Map(w.acnps),
     cgs: new Map(w.cgs),
     tiers: new Map(w.tiers),
+    nodes: new Map(w.nodes),
+    services: new Map(w.services),
   };
 }
 
@@ -250,6 +269,8 @@ describe('incremental computation equals computation from scratch', () => {
         acnps: new Map(),
         cgs: new Map(),
         tiers: new Map(),
+        nodes: new Map(),
+        services: new Map(),
       };
       const uid = { n: 0 };
       for (let step = 0; step < 60; step++) {
@@ -268,6 +289,8 @@ describe('incremental computation equals computation from scratch', () => {
             acnps: new Map(),
             cgs: new Map(),
             tiers: new Map(),
+            nodes: new Map(),
+            services: new Map(),
           }),
           world,
         );
