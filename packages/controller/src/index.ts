@@ -37,3 +37,4 @@ export * from './monitoring/controller-metrics.js';
 export * from './monitoring/kube-controller-info-client.js';
 export * from './monitoring/timed-engine.js';
 export * from './apiserver/antrea-controller.js';
+export * from './apiserver/sim-agent.js';
