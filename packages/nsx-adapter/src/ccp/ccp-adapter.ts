@@ -190,13 +190,14 @@ export class CcpAdapter {
         generation = feed.policy_generation;
       } catch (err) {
         if (signal.aborted) break;
-        const wasConnected = this.connected;
+        // Warn once per outage (and at a start without NSX); the retries log at debug.
+        const firstFailure = this.nsxCondition.status !== 'FALSE';
         this.connected = false;
         generation = undefined;
         const delay = this.backoff.next();
         const message = err instanceof Error ? err.message : String(err);
         this.setCondition('nsx', false, AdapterError.is(err) ? err.code : 'Error', message);
-        this.log[wasConnected ? 'warn' : 'debug'](
+        this.log[firstFailure ? 'warn' : 'debug'](
           { err: message, retryInMs: delay },
           'NSX policy feed unavailable; keeping existing policies',
         );

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NsxUnreachableError } from '../errors.js';
+import { NsxRequestError, NsxUnreachableError } from '../errors.js';
 import type { InventorySource } from '../k8s/kube-inventory-source.js';
 import type { KubeObject } from '../k8s/types.js';
 import type { InventoryUpdate, MpChannel } from '../nsx/channels.js';
@@ -13,6 +13,8 @@ class FakeInventoryChannel implements Pick<MpChannel, 'listInventory' | 'sendInv
   readonly batches: InventoryUpdate[][] = [];
   reachable = true;
   lists = 0;
+  /** external ids NSX refuses (400, whole batch rejected like the simulator does). */
+  refuse = new Set<string>();
   async listInventory(type: string): Promise<Record<string, unknown>[]> {
     if (!this.reachable) throw new NsxUnreachableError('down');
     this.lists += 1;
@@ -20,6 +22,9 @@ class FakeInventoryChannel implements Pick<MpChannel, 'listInventory' | 'sendInv
   }
   async sendInventory(_cluster: string, updates: InventoryUpdate[]): Promise<void> {
     if (!this.reachable) throw new NsxUnreachableError('down');
+    if (updates.some((u) => this.refuse.has(u.container_object.external_id))) {
+      throw new NsxRequestError('POST', '/api/v1/inventory/container/c-uuid', 400, { error_code: 500090 });
+    }
     this.batches.push(updates);
     for (const u of updates) {
       const k = `${u.container_object.resource_type}/${u.container_object.external_id}`;
@@ -146,5 +151,29 @@ describe('InventoryReporter', () => {
     await until(() => channel.ids('ContainerApplicationInstance').join() === 'pod-3', 'resync');
     expect(channel.lists).toBeGreaterThan(lists);
     expect(r.health.status).toBe('TRUE');
+  });
+
+  it('an object NSX refuses does not block the rest of its batch, and is not resent until it changes', async () => {
+    const channel = new FakeInventoryChannel();
+    channel.refuse.add('pod-2');
+    const source = new FakeSource();
+    source.objects.set('Pod', [pod(1), pod(2), pod(3)]);
+    const r = reporter(channel, source, 50);
+    await r.start();
+    await until(
+      () => channel.ids('ContainerApplicationInstance').join() === 'pod-1,pod-3',
+      'others reported',
+    );
+    expect(r.rejected).toBe(1);
+    expect(r.health.status).toBe('TRUE');
+    const n = channel.batches.length;
+    source.set('Pod', [pod(1), pod(2), pod(3), pod(4)]);
+    await until(() => channel.ids('ContainerApplicationInstance').includes('pod-4'), 'next change');
+    expect(
+      channel.batches
+        .slice(n)
+        .flat()
+        .map((u) => u.container_object.external_id),
+    ).toEqual(['pod-4']);
   });
 });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { Backoff, type Clock, systemClock } from '../clock.js';
-import { AdapterError } from '../errors.js';
+import { AdapterError, NsxRequestError } from '../errors.js';
 import type { ComponentCondition } from '../health.js';
 import type { InventorySource } from '../k8s/kube-inventory-source.js';
 import type { InventoryUpdate, MpChannel } from '../nsx/channels.js';
@@ -51,8 +51,9 @@ export class InventoryReporter {
   private stopping: Promise<void> | undefined;
   private condition: ComponentCondition;
   private flushWaiters: (() => void)[] = [];
-  /** Objects sent so far (benchmarks, tests). */
+  /** Objects sent so far, and objects NSX refused (benchmarks, tests). */
   sentObjects = 0;
+  rejected = 0;
 
   constructor(private readonly opts: InventoryReporterOptions) {
     this.log = opts.logger.child({ component: 'inventory-reporter' });
@@ -148,6 +149,16 @@ export class InventoryReporter {
     };
   }
 
+  /** Records progress per batch so a failure half-way does not resend what NSX already has. */
+  private recordSent(batch: readonly InventoryUpdate[]): void {
+    for (const u of batch) {
+      const k = `${u.container_object.resource_type}/${u.container_object.external_id}`;
+      if (u.object_update_type === 'DELETE') this.reported.delete(k);
+      else this.reported.set(k, u.container_object as ContainerObject);
+    }
+    this.sentObjects += batch.length;
+  }
+
   private async flush(): Promise<void> {
     const { channel, clusterUuid } = this.opts;
     if (!this.connected) {
@@ -181,14 +192,30 @@ export class InventoryReporter {
     const size = this.opts.batchSize ?? 50;
     for (let i = 0; i < updates.length; i += size) {
       const batch = updates.slice(i, i + size);
-      await channel.sendInventory(clusterUuid, batch);
-      // Record progress per batch so a failure half-way does not resend what NSX already has.
-      for (const u of batch) {
-        const k = `${u.container_object.resource_type}/${u.container_object.external_id}`;
-        if (u.object_update_type === 'DELETE') this.reported.delete(k);
-        else this.reported.set(k, u.container_object as ContainerObject);
+      try {
+        await channel.sendInventory(clusterUuid, batch);
+        this.recordSent(batch);
+      } catch (err) {
+        // NSX validates a batch as a whole: one object it refuses must not block the others.
+        if (!(err instanceof NsxRequestError) || err.status !== 400 || batch.length === 1) throw err;
+        for (const u of batch) {
+          try {
+            await channel.sendInventory(clusterUuid, [u]);
+          } catch (e) {
+            if (!(e instanceof NsxRequestError) || e.status !== 400) throw e;
+            this.rejected += 1;
+            this.log.warn(
+              {
+                object: `${u.container_object.resource_type}/${u.container_object.external_id}`,
+                err: e.message,
+              },
+              'NSX refused an inventory object; skipping it until it changes',
+            );
+          }
+          // Refused objects count as sent, so they are retried only when they change.
+          this.recordSent([u]);
+        }
       }
-      this.sentObjects += batch.length;
     }
     if (updates.length > 0) {
       this.log.debug(
