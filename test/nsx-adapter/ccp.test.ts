@@ -222,6 +222,74 @@ describe('CCP adapter with kube-apiserver and the NSX simulator', () => {
     },
   );
 
+  it('reports policies using unsupported features as realization errors and creates nothing for them', async () => {
+    const { adapter, client } = newAdapter();
+    await adapter.start();
+    try {
+      // Accepted by NSX for Antrea clusters, not expressible as Antrea policy.
+      await sim.must('PATCH', `${G}/fuzzy`, {
+        group_type: ['ANTREA'],
+        expression: [
+          {
+            resource_type: 'Condition',
+            member_type: 'Pod',
+            key: 'Tag',
+            operator: 'STARTSWITH',
+            value: 'dis:k8s:app|we',
+          },
+        ],
+      });
+      await sim.must('PATCH', `${SP}/unsupported`, {
+        category: 'Environment',
+        rules: [
+          {
+            id: 'fuzzy',
+            action: 'ALLOW',
+            direction: 'IN',
+            source_groups: ['/infra/domains/default/groups/fuzzy'],
+          },
+        ],
+      });
+      // Separately: the simulator checks the category of the stored policy, not of one created in
+      // the same call.
+      await sim.must('PATCH', `${SP}/unsupported/rules/jump`, {
+        action: 'JUMP_TO_APPLICATION',
+        direction: 'IN',
+        sequence_number: 5,
+      });
+      await sim.must('PATCH', `${SP}/unsupported/container-cluster-span/${CLUSTER}`, {
+        container_cluster_path: CLUSTER_PATH,
+      });
+      const path = '/infra/domains/default/security-policies/unsupported';
+      const status = await eventually(async () => {
+        const s = (await sim.must(
+          'GET',
+          `/policy/api/v1/infra/realized-state/status?intent_path=${path}`,
+        )) as {
+          consolidated_status: { consolidated_status: string };
+          consolidated_status_per_enforcement_point: {
+            consolidated_status_per_container_cluster: { errors: { error_message: string }[] }[];
+          }[];
+        };
+        return s.consolidated_status.consolidated_status === 'ERROR' ? s : undefined;
+      }, 'realization error');
+      const errors =
+        status.consolidated_status_per_enforcement_point[0]?.consolidated_status_per_container_cluster[0]
+          ?.errors ?? [];
+      expect(errors.map((e) => e.error_message)).toEqual([
+        expect.stringMatching(/operator STARTSWITH on tags is not supported/),
+        expect.stringMatching(/action JUMP_TO_APPLICATION is not supported/),
+      ]);
+      expect(await acnps()).toEqual([]);
+      expect((await getJson(kube, ['get', 'clustergroups', '-l', MANAGED])).items).toEqual([]);
+    } finally {
+      await adapter.stop();
+      client.close();
+      await sim.call('DELETE', `${SP}/unsupported`);
+      await sim.call('DELETE', `${G}/fuzzy`);
+    }
+  });
+
   it('never touches an unmanaged ACNP; reverts kubectl edits of managed ones', async () => {
     const { adapter, client } = newAdapter();
     const unmanaged = {
