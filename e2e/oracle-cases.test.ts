@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConnectivityOracle } from '../packages/controller/src/testing/connectivity.js';
-import { findCaseFiles } from './framework/case-loader.js';
+import { findCaseFiles, loadCase } from './framework/case-loader.js';
 import { OracleProvider } from './framework/providers/oracle-provider.js';
 import { caseLines, summaryLine } from './framework/report.js';
-import { runCaseFiles } from './framework/runner.js';
+import { runCase, runCaseFiles } from './framework/runner.js';
 
 const SHARED = '/work/shared/netpol-cases';
 const NATIVE = join(import.meta.dirname, 'cases');
@@ -30,6 +30,18 @@ describe.skipIf(!existsSync(SHARED))('shared cases through the runner (oracle pr
       expect(p.counts()).toEqual({ namespaces: 0, pods: 0, objects: 0 });
     });
   }
+
+  it('fails when one expected cell is flipped (the chain can fail)', async () => {
+    const c = loadCase(join(SHARED, 'k8s-e2e/34-egress-ipblock.json'));
+    const m = c.steps[0]!.expect[0]!;
+    if (m.kind !== 'matrix') throw new Error('expected a matrix');
+    // x/a -> y/b is allowed through the ${ip:y/b}/32 ipBlock; claim it is denied.
+    m.rows[0] = ['x/a', '-XXXXXXXX'];
+    const r = await runCase(provider(), c, opts);
+    expect(r.status).toBe('failed');
+    expect(r.cells.mismatched).toBe(1);
+    expect(caseLines(r).join('\n')).toContain('y/b TCP/80: expected deny, got allow');
+  });
 
   it('runs the whole folder in one provider and sums up', async () => {
     const files = findCaseFiles([SHARED]);

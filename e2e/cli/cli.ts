@@ -14,7 +14,7 @@ export interface CliIO {
 }
 
 export interface CliDeps {
-  /** Provider factories by name; defaults to the registry. */
+  /** Provider factories by name, over the registry's (tests inject the oracle from source). */
   providers?: Record<string, { create: ProviderFactory }>;
   signal?: AbortSignal;
 }
@@ -98,10 +98,12 @@ export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps =
     }
     return bad ? 1 : 0;
   }
-  const providers = deps.providers ?? PROVIDERS;
+  const providers = { ...PROVIDERS, ...deps.providers };
   let provider: ClusterProvider;
   try {
-    provider = await providers[o.provider]!.create();
+    const entry = providers[o.provider];
+    if (!entry) throw new Error('unknown provider');
+    provider = await entry.create();
   } catch (e) {
     io.err(`provider ${o.provider}: ${(e as Error).message}`);
     return 2;

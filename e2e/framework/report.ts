@@ -31,14 +31,14 @@ function expectationLines(x: ExpectationResult, o: ReportOptions): string[] {
     const width = Math.max(4, ...x.rows.map((r) => r.from.length));
     const mlen = Math.max(8, x.cols.length);
     out.push(`      cols: ${x.cols.join(' ')}`);
-    out.push(`      ${'from'.padEnd(width)}  ${'expected'.padEnd(mlen)}  ${'observed'.padEnd(mlen)}`);
+    out.push(`      ${'from'.padEnd(width)}  ${'expected'.padEnd(mlen)}  observed`);
     for (const r of x.rows) {
       const bad = r.cells.map((c) => !!c && c.observed !== undefined && !c.ok);
       const observed = [...r.observed].map((ch, i) => (bad[i] ? paint(ch, RED, o.color) : ch)).join('');
       const pad = ' '.repeat(Math.max(0, mlen - r.observed.length));
       const details = r.cells.filter((c, i): c is Cell => !!c && !!bad[i]).map((c) => cellDetail(c));
       out.push(
-        `      ${r.from.padEnd(width)}  ${r.expected.padEnd(mlen)}  ${observed}${pad}${details.length ? `  <- ${details.join('; ')}` : ''}`,
+        `      ${r.from.padEnd(width)}  ${r.expected.padEnd(mlen)}  ${observed}${pad}${details.length ? `  <- ${details.join('; ')}` : ''}`.trimEnd(),
       );
       if (!o.color && bad.some(Boolean))
         out.push(
