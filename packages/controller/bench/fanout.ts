@@ -1,0 +1,401 @@
+// antrea-controller fan-out benchmark: the SmallNamespaces world (25k Namespaces, 75k
+// NetworkPolicies, 100k Pods on 1000 Nodes) computed and served over HTTPS/HTTP/2 to 1000
+// simulated agents (SimAgent: protobuf watches with fieldSelector=nodeName, one connection each),
+// run in child processes so the controller's RSS is its own.
+//
+//   node packages/controller/bench/dist/fanout.js [--json] [--agents N] [--agent-procs N]
+//        [--changes N] [--seed N]
+//
+// Prints: time until every agent holds its full initial state, controller peak RSS, p50/p99 of
+// the time from one policy change to every affected agent having it, and the bytes on the wire
+// for one Pod IP change in an AddressGroup of every Pod (a patch: O(1) in the group size).
+/* biome-ignore-all lint/suspicious/noConsole: a benchmark prints its results */
+import { type ChildProcess, fork } from 'node:child_process';
+import { connect } from 'node:http2';
+import { fileURLToPath } from 'node:url';
+import { ApiServer, jsonCodec, ResourceRegistry, SelfSignedCertManager } from '@antrea-ts/apiserver';
+import { FakeAccessReviewer, FakeTokenReviewer } from '@antrea-ts/apiserver/testing';
+import type { V1Pod } from '@kubernetes/client-node';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import {
+  addressGroupConversion,
+  type InternalAddressGroup,
+  type InternalAppliedToGroup,
+  type InternalNetworkPolicy,
+  PolicyEngine,
+  protobufCodec,
+  RamStore,
+  registerControllerApi,
+  SimAgent,
+  StatsAggregator,
+  systemClock,
+} from '#controller';
+import { Rand, smallNamespaces } from './workloads.js';
+
+interface Measurement {
+  bench: string;
+  case: string;
+  metric: string;
+  value: number;
+  unit: string;
+}
+
+const argv = process.argv.slice(2);
+const arg = (name: string, dflt: number) => {
+  const at = argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(argv[at + 1]) : dflt;
+};
+const MB = 1024 * 1024;
+const now = () => performance.timeOrigin + performance.now();
+const nodeName = (i: number) => `Node-${i}`;
+const tokenOf = (node: string) => `token-${node}`;
+
+// ------------------------------------------------------------------------------------------
+// Controller process: compute the world, serve it, apply changes on request.
+
+async function controllerChild(): Promise<void> {
+  const logger = pino({ level: 'silent' });
+  const nNodes = arg('nodes', 1000);
+  const t0 = now();
+  const w = smallNamespaces(new Rand(arg('seed', 1)));
+  // One extra policy with a huge peer: ingress from every Pod of every Namespace (an AddressGroup
+  // of 100k members), applied to the Pods of the first Namespace (a few Nodes).
+  const ns0 = w.namespaces[0]!.metadata!.name!;
+  w.networkPolicies.push({
+    metadata: { namespace: ns0, name: 'from-everyone', uid: 'bench-large-ag', generation: 1 },
+    spec: { podSelector: {}, policyTypes: ['Ingress'], ingress: [{ _from: [{ namespaceSelector: {} }] }] },
+  });
+  const networkPolicies = new RamStore<InternalNetworkPolicy>('NetworkPolicy');
+  const appliedToGroups = new RamStore<InternalAppliedToGroup>('AppliedToGroup');
+  const addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
+  const engine = new PolicyEngine({ networkPolicies, appliedToGroups, addressGroups });
+  const registry = new ResourceRegistry();
+  const api = registerControllerApi(registry, {
+    logger,
+    networkPolicies,
+    appliedToGroups,
+    addressGroups,
+    reportStatus: () => {},
+    stats: new StatsAggregator(networkPolicies, systemClock),
+    controllerInfo: () => ({}),
+  });
+  api.start();
+  for (const ns of w.namespaces) engine.upsertNamespace(ns);
+  for (const pod of w.pods) engine.upsertPod(pod);
+  for (const np of w.networkPolicies) engine.upsertK8sNetworkPolicy(np);
+  engine.flush();
+  const computeMs = now() - t0;
+
+  const tokens = new FakeTokenReviewer();
+  for (let i = 0; i < nNodes; i++) {
+    const node = nodeName(i);
+    tokens.tokens.set(tokenOf(node), {
+      username: 'system:serviceaccount:kube-system:antrea-agent',
+      groups: ['system:serviceaccounts'],
+      extra: { 'authentication.kubernetes.io/node-name': [node] },
+    });
+  }
+  const certs = new SelfSignedCertManager({
+    logger,
+    dnsNames: ['antrea.kube-system.svc'],
+    ipAddresses: ['127.0.0.1'],
+  });
+  const server = new ApiServer({
+    logger,
+    registry,
+    certificates: certs,
+    metricsRegistry: new Registry(),
+    tokenReviewer: tokens,
+    accessReviewer: new FakeAccessReviewer(() => true),
+    codecs: [jsonCodec, protobufCodec],
+    host: '127.0.0.1',
+    port: 0,
+  });
+  await server.start();
+
+  // The large AddressGroup: the one with the most members.
+  let large = addressGroups.list().items[0]!.object;
+  for (const { object } of addressGroups.list().items)
+    if (object.members.length > large.members.length) large = object;
+  const largeFull = protobufCodec.encode(addressGroupConversion.full(large, 1, undefined)).length;
+
+  const send = (m: unknown) => process.send!(m);
+  send({
+    t: 'ready',
+    port: server.address.port,
+    ca: certs.current().caBundlePem,
+    computeMs,
+    counts: {
+      np: networkPolicies.size,
+      atg: appliedToGroups.size,
+      ag: addressGroups.size,
+      pods: w.pods.length,
+    },
+    large: { name: large.name, members: large.members.length, span: large.span.size, bytes: largeFull },
+  });
+
+  let ipSerial = 0;
+  process.on('message', (msg: { t: string; i: number }) => {
+    if (msg.t === 'policy') {
+      // Antrea's perf-test style change: one policy in one Namespace of the big world.
+      const ns = w.namespaces[(msg.i * 104729) % w.namespaces.length]!.metadata!.name!;
+      const name = `bench-${msg.i}`;
+      const start = now();
+      engine.upsertK8sNetworkPolicy({
+        metadata: { namespace: ns, name, uid: name, generation: 1 },
+        spec: {
+          podSelector: { matchLabels: { 'app-1': 'scale-1' } },
+          policyTypes: ['Ingress'],
+          ingress: [{ _from: [{ podSelector: { matchLabels: { 'app-2': 'scale-2' } } }] }],
+        },
+      });
+      engine.flush();
+      const span = [...(networkPolicies.get(name)?.object.span ?? [])];
+      send({ t: 'policy-done', i: msg.i, name, start, span, ns });
+    } else if (msg.t === 'policy-delete') {
+      const ns = w.namespaces[(msg.i * 104729) % w.namespaces.length]!.metadata!.name!;
+      engine.deleteK8sNetworkPolicy(ns, `bench-${msg.i}`);
+      engine.flush();
+      send({ t: 'policy-delete-done', i: msg.i });
+    } else if (msg.t === 'podip') {
+      // A Pod outside the first Namespace changes IP: the large group changes by one member.
+      const idx = 1000 + msg.i;
+      const pod = w.pods[idx]!;
+      const ip = `10.${200 + (ipSerial >> 16)}.${(ipSerial >> 8) & 255}.${ipSerial & 255}`;
+      ipSerial++;
+      const updated: V1Pod = { ...pod, status: { ...pod.status, podIP: ip, podIPs: [{ ip }] } };
+      w.pods[idx] = updated;
+      const start = now();
+      engine.upsertPod(updated);
+      engine.flush();
+      send({
+        t: 'podip-done',
+        i: msg.i,
+        start,
+        span: [...(addressGroups.get(large.name)?.object.span ?? [])],
+      });
+    } else if (msg.t === 'stats') {
+      send({
+        t: 'stats',
+        rssPeakMB: (process.resourceUsage().maxRSS * 1024) / MB,
+        rssMB: process.memoryUsage().rss / MB,
+        heapMB: process.memoryUsage().heapUsed / MB,
+        watches: server.watchCount,
+      });
+    } else if (msg.t === 'exit') {
+      void server.stop().then(() => process.exit(0));
+    }
+  });
+}
+
+// ------------------------------------------------------------------------------------------
+// Agent process: a range of simulated agents, one HTTP/2 connection each.
+
+function agentsChild(): void {
+  let agents: SimAgent[] = [];
+  process.send!({ t: 'up' });
+  let largeAg = '';
+  process.on(
+    'message',
+    (msg: { t: string; port: number; ca: string; from: number; to: number; large: string }) => {
+      if (msg.t === 'start') {
+        largeAg = msg.large;
+        for (let i = msg.from; i < msg.to; i++) {
+          const node = nodeName(i);
+          let session: ReturnType<typeof connect> | undefined;
+          const agent = new SimAgent({
+            node,
+            session: () => {
+              if (session && !session.closed && !session.destroyed) return session;
+              session = connect(`https://127.0.0.1:${msg.port}`, {
+                ca: msg.ca,
+                servername: 'antrea.kube-system.svc',
+              });
+              session.on('error', () => {});
+              return session;
+            },
+            token: () => tokenOf(node),
+            onSynced: (a) => process.send!({ t: 'synced', node: a.node, at: now() }),
+            onEvent: (a, ev) => {
+              if (
+                (ev.resource === 'networkpolicies' && ev.name.startsWith('bench-')) ||
+                (ev.resource === 'addressgroups' && ev.type === 'MODIFIED' && ev.name === largeAg)
+              ) {
+                process.send!({ t: 'event', node: a.node, at: now(), ...ev });
+              }
+            },
+          });
+          agents.push(agent);
+          agent.start();
+        }
+      } else if (msg.t === 'stop') {
+        const bytes = agents.reduce((s, a) => s + a.bytesReceived, 0);
+        for (const a of agents) a.stop();
+        agents = [];
+        process.send!({ t: 'stopped', bytes, rssPeakMB: (process.resourceUsage().maxRSS * 1024) / MB });
+        setTimeout(() => process.exit(0), 100);
+      }
+    },
+  );
+}
+
+// ------------------------------------------------------------------------------------------
+// Parent: orchestrates and measures.
+
+type Msg = Record<string, unknown> & { t: string };
+
+function child(role: string): {
+  proc: ChildProcess;
+  next: (t: string, pred?: (m: Msg) => boolean) => Promise<Msg>;
+} {
+  const proc = fork(fileURLToPath(import.meta.url), ['--child', role, ...argv], {
+    execArgv: ['--max-old-space-size=8192'],
+  });
+  const waiters: { t: string; pred: (m: Msg) => boolean; resolve: (m: Msg) => void }[] = [];
+  const listeners: ((m: Msg) => void)[] = [];
+  proc.on('message', (m: Msg) => {
+    const at = waiters.findIndex((w) => w.t === m.t && w.pred(m));
+    if (at >= 0) waiters.splice(at, 1)[0]!.resolve(m);
+    for (const l of listeners) l(m);
+  });
+  return {
+    proc: Object.assign(proc, { listeners }),
+    next: (t, pred = () => true) => new Promise((resolve) => waiters.push({ t, pred, resolve })),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function parent(): Promise<void> {
+  const json = argv.includes('--json');
+  const nAgents = arg('agents', 1000);
+  const procs = Math.max(1, arg('agent-procs', 2));
+  const changes = arg('changes', 100);
+  const out: Measurement[] = [];
+  const m = (metric: string, value: number, unit: string) =>
+    out.push({
+      bench: 'fanout',
+      case: `SmallNamespaces/${nAgents}agents`,
+      metric,
+      value: Math.round(value * 1000) / 1000,
+      unit,
+    });
+
+  const ctl = child('controller');
+  const ready = await ctl.next('ready');
+  const counts = ready.counts as Record<string, number>;
+  const large = ready.large as { name: string; members: number; span: number; bytes: number };
+  m('compute_time', (ready.computeMs as number) / 1000, 's');
+  m('network_policies', counts.np!, 'count');
+  m('applied_to_groups', counts.atg!, 'count');
+  m('address_groups', counts.ag!, 'count');
+
+  const agentProcs = Array.from({ length: procs }, () => child('agents'));
+  await Promise.all(agentProcs.map((a) => a.next('up')));
+  const events: Msg[] = [];
+  let synced = 0;
+  let lastSync = 0;
+  const onMsg = (msg: Msg) => {
+    if (msg.t === 'synced') {
+      synced++;
+      lastSync = Math.max(lastSync, msg.at as number);
+    } else if (msg.t === 'event') events.push(msg);
+  };
+  for (const a of agentProcs)
+    (a.proc as unknown as { listeners: ((m: Msg) => void)[] }).listeners.push(onMsg);
+  const t0 = now();
+  const per = Math.ceil(nAgents / procs);
+  agentProcs.forEach((a, k) =>
+    a.proc.send({
+      t: 'start',
+      port: ready.port,
+      ca: ready.ca,
+      from: k * per,
+      to: Math.min(nAgents, (k + 1) * per),
+      large: large.name,
+    }),
+  );
+  while (synced < nAgents) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (now() - t0 > 600_000) throw new Error(`only ${synced}/${nAgents} agents synced after 600 s`);
+  }
+  m('initial_sync_time', (lastSync - t0) / 1000, 's');
+  const afterSync = (await (ctl.proc.send({ t: 'stats' }), ctl.next('stats'))) as Msg;
+  m('controller_rss_after_sync', afterSync.rssMB as number, 'MB');
+
+  // Policy changes: latency until every Node in the policy's span has the policy.
+  const lat: number[] = [];
+  for (let i = 0; i < changes; i++) {
+    ctl.proc.send({ t: 'policy', i });
+    const done = await ctl.next('policy-done', (x) => x.i === i);
+    // Only Nodes that have a simulated agent (all of them with --agents 1000).
+    const span = new Set((done.span as string[]).filter((n) => Number(n.slice(5)) < nAgents));
+    const name = done.name as string;
+    const deadline = now() + 10_000;
+    let got: Msg[] = [];
+    while (now() < deadline) {
+      got = events.filter((e) => e.name === name && e.type === 'ADDED');
+      if (new Set(got.map((e) => e.node)).size >= span.size) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    if (span.size > 0) lat.push(Math.max(...got.map((e) => e.at as number)) - (done.start as number));
+    ctl.proc.send({ t: 'policy-delete', i });
+    await ctl.next('policy-delete-done', (x) => x.i === i);
+  }
+  lat.sort((a, b) => a - b);
+  m('policy_change_latency_p50', percentile(lat, 50), 'ms');
+  m('policy_change_latency_p99', percentile(lat, 99), 'ms');
+  m('policy_change_latency_max', lat[lat.length - 1] ?? Number.NaN, 'ms');
+
+  // One Pod IP change in the large AddressGroup: bytes each agent in its span receives.
+  events.length = 0;
+  ctl.proc.send({ t: 'podip', i: 0 });
+  const ip = await ctl.next('podip-done');
+  const span = new Set((ip.span as string[]).filter((n) => Number(n.slice(5)) < nAgents));
+  const deadline = now() + 10_000;
+  while (now() < deadline && new Set(events.map((e) => e.node)).size < span.size) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const perAgent = events.map((e) => e.bytes as number);
+  m('large_group_members', large.members, 'count');
+  m('large_group_full_bytes', large.bytes, 'B');
+  m('pod_ip_change_bytes_per_agent', Math.max(...perAgent), 'B');
+  m('pod_ip_change_agents', span.size, 'count');
+  m(
+    'pod_ip_change_bytes_total',
+    perAgent.reduce((a, b) => a + b, 0),
+    'B',
+  );
+  m('pod_ip_change_latency', Math.max(...events.map((e) => e.at as number)) - (ip.start as number), 'ms');
+
+  ctl.proc.send({ t: 'stats' });
+  const stats = await ctl.next('stats');
+  m('controller_rss_peak', stats.rssPeakMB as number, 'MB');
+  m('controller_watches', stats.watches as number, 'count');
+  let wire = 0;
+  for (const a of agentProcs) {
+    a.proc.send({ t: 'stop' });
+    const s = await a.next('stopped');
+    wire += s.bytes as number;
+  }
+  m('agent_bytes_total', wire / MB, 'MB');
+  ctl.proc.send({ t: 'exit' });
+
+  if (json) for (const r of out) console.log(JSON.stringify(r));
+  else {
+    const width = Math.max(...out.map((r) => r.metric.length));
+    console.log(
+      `fanout: ${out[0]!.case} (Antrea: ~1.3 GB peak with 1000 agents after PR #543; target < 1.5 GB, p99 < 200 ms)`,
+    );
+    for (const r of out)
+      console.log(`  ${r.metric.padEnd(width)}  ${String(r.value).padStart(12)} ${r.unit}`);
+  }
+}
+
+const role = argv.indexOf('--child');
+if (role >= 0 && argv[role + 1] === 'controller') await controllerChild();
+else if (role >= 0 && argv[role + 1] === 'agents') agentsChild();
+else await parent();
