@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { formatIP } from '@antrea-ts/apis';
 import {
   KubeStatusWriter,
+  KubeTierClient,
   makePolicyInformers,
   NetworkPolicyController,
   normalizedUID,
@@ -65,21 +66,11 @@ beforeAll(async () => {
   await createPod('x', 'a', { app: 'a' }, 'n1', '10.10.0.1');
   await createPod('x', 'b', { app: 'b' }, 'n2', '10.10.0.2');
   await createPod('y', 'b', { app: 'b' }, 'n3', '10.10.0.3');
-  await custom.createClusterCustomObject({
-    group: 'crd.antrea.io',
-    version: 'v1beta1',
-    plural: 'tiers',
-    body: {
-      apiVersion: 'crd.antrea.io/v1beta1',
-      kind: 'Tier',
-      metadata: { name: 'securityops' },
-      spec: { priority: 100 },
-    },
-  });
   controller = new NetworkPolicyController({
     informers: makePolicyInformers(kube.kubeConfig),
     logger,
     statusWriter: new KubeStatusWriter(kube.kubeConfig),
+    tierClient: new KubeTierClient(kube.kubeConfig),
   });
   await controller.start(abort.signal);
 }, 180_000);
@@ -91,6 +82,25 @@ afterAll(async () => {
 });
 
 describe('NetworkPolicyController against kube-apiserver', () => {
+  it('creates the static Tiers', async () => {
+    await controller.tiersInitialized;
+    const list = (await custom.listClusterCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      plural: 'tiers',
+    })) as {
+      items: { metadata: { name: string }; spec: { priority: number } }[];
+    };
+    expect(Object.fromEntries(list.items.map((t) => [t.metadata.name, t.spec.priority]))).toEqual({
+      application: 250,
+      baseline: 253,
+      emergency: 50,
+      networkops: 150,
+      platform: 200,
+      securityops: 100,
+    });
+  });
+
   it('computes a K8s NetworkPolicy created through the API and follows a Pod relabel', async () => {
     const np = await net.createNamespacedNetworkPolicy({
       namespace: 'x',

@@ -6,6 +6,7 @@ import { InformerAdapter } from './informers/informer-adapter.js';
 import type { PolicyInformers } from './informers/informers.js';
 import { StatusController, type StatusWriter } from './status/status-controller.js';
 import { RamStore, type Store } from './store/ram-store.js';
+import { initializeTiers, type TierClient } from './tier-initializer.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from './types.js';
 
 export interface NetworkPolicyControllerOptions {
@@ -14,6 +15,8 @@ export interface NetworkPolicyControllerOptions {
   clock?: Clock;
   /** Without it, Antrea-native policy status is not written. */
   statusWriter?: StatusWriter;
+  /** With it, the static Tiers are created (or their priorities restored) after start. */
+  tierClient?: TierClient;
 }
 
 /**
@@ -29,9 +32,15 @@ export class NetworkPolicyController {
   private readonly status: StatusController | undefined;
   private readonly log: Logger;
   private synced = false;
+  private readonly tierClient: TierClient | undefined;
+  private readonly logger: Logger;
+  /** Settles once the static Tiers exist (immediately without a tierClient). */
+  tiersInitialized: Promise<void> = Promise.resolve();
 
   constructor(opts: NetworkPolicyControllerOptions) {
     this.log = opts.logger.child({ component: 'networkpolicy-controller' });
+    this.logger = opts.logger;
+    this.tierClient = opts.tierClient;
     const nps = new RamStore<InternalNetworkPolicy>('NetworkPolicy', opts.logger);
     const atgs = new RamStore<InternalAppliedToGroup>('AppliedToGroup', opts.logger);
     const ags = new RamStore<InternalAddressGroup>('AddressGroup', opts.logger);
@@ -75,6 +84,14 @@ export class NetworkPolicyController {
   async start(signal?: AbortSignal): Promise<void> {
     await this.adapter.start(signal);
     this.synced = true;
+    // Like Antrea's initialize-tiers post-start hook: in the background, retried until it works
+    // (Tier creation goes through the validating webhook, which may not be reachable yet).
+    if (this.tierClient)
+      this.tiersInitialized = initializeTiers(this.tierClient, this.logger, signal ? { signal } : {}).catch(
+        (err: unknown) => {
+          if (!signal?.aborted) this.log.error({ err }, 'initializing static Tiers failed');
+        },
+      );
     this.status?.start(signal);
     this.log.info(this.engine.counts(), 'initial policy computation done');
   }
