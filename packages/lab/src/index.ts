@@ -1,0 +1,37 @@
+export { type CniRuntime, cniAdd, cniDel } from './cni-chain.js';
+export { type CniConflist, cniConflist } from './cni-config.js';
+export {
+  connectivityMatrix,
+  DEMO_NAMESPACES,
+  type DemoCell,
+  deployDemo,
+  formatMatrix,
+  type MatrixReport,
+} from './demo.js';
+export { LabError, type LabErrorCode } from './errors.js';
+export {
+  type ComponentStatus,
+  type DownReport,
+  gatewayIp,
+  Lab,
+  type LabArtifacts,
+  type LabOptions,
+  type LabStatus,
+  type LabUpOptions,
+  type PodCreateSpec,
+  podCidrFor,
+  repoArtifacts,
+} from './lab.js';
+export {
+  DEFAULT_CLUSTER_CIDR,
+  DEFAULT_NODE_COUNT,
+  LabLayout,
+  NETNS_PREFIX,
+  nodeName,
+  UNDERLAY_BRIDGE,
+  UNDERLAY_HOST_IP,
+} from './layout.js';
+export { AGENT_RULES, CONTROLLER_RULES, controllerServiceObjects, rbacObjects } from './manifests.js';
+export { parseLabels, parsePodRef, parsePorts } from './parse.js';
+export { type ProbeResult, type ProbeTarget, type ProbeVerdict, targetArg } from './probe.js';
+export type { LabState, NodeRecord, PodPort, PodRecord, ProcessRecord } from './state.js';

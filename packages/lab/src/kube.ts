@@ -1,0 +1,218 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { freePort, run, TestPki } from '@antrea-ts/harness';
+import { LabError } from './errors.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { APISERVER_PORT, type LabLayout } from './layout.js';
+import { isAlive, spawnDetached } from './processes.js';
+import type { ProcessRecord } from './state.js';
+import { waitUntil } from './wait.js';
+
+export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
+export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+export interface KubeStarted {
+  server: string;
+  processes: ProcessRecord[];
+}
+
+/**
+ * etcd, kube-apiserver (on the underlay host address, so netns Nodes reach it) and
+ * kube-controller-manager (namespace deletion, garbage collection, service-account tokens), all
+ * detached, with their data, certificates and logs under the lab's state dir.
+ */
+export async function startKube(options: {
+  layout: LabLayout;
+  binDir: string;
+  bindAddress: string;
+  /** Records each process as soon as it runs, so a failed `up` can still be taken down. */
+  record: (p: ProcessRecord) => Promise<void>;
+}): Promise<KubeStarted> {
+  const { layout, binDir, bindAddress } = options;
+  for (const binary of ['kube-apiserver', 'kube-controller-manager', 'kubectl']) {
+    if (!existsSync(join(binDir, binary))) {
+      throw new LabError('LAB_MISSING_BINARY', `${binary} not found in ${binDir}: run hack/install-deps.sh`);
+    }
+  }
+  mkdirSync(layout.pkiDir, { recursive: true });
+  const pki = new TestPki(layout.pkiDir);
+  const [ca, frontProxyCa, saKey] = await Promise.all([
+    pki.createCa('ca', 'antrea-ts-lab-ca'),
+    pki.createCa('front-proxy-ca', 'antrea-ts-lab-front-proxy-ca'),
+    pki.createSigningKey('sa'),
+  ]);
+  const [serving, admin, frontProxyClient] = await Promise.all([
+    pki.issue(ca, {
+      name: 'apiserver',
+      commonName: 'kube-apiserver',
+      usage: 'server',
+      dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+      ipAddresses: [...new Set(['127.0.0.1', bindAddress, '10.96.0.1'])],
+    }),
+    pki.issue(ca, { name: 'admin', commonName: 'admin', organizations: ['system:masters'], usage: 'client' }),
+    pki.issue(frontProxyCa, {
+      name: 'front-proxy-client',
+      commonName: 'front-proxy-client',
+      usage: 'client',
+    }),
+  ]);
+  const processes: ProcessRecord[] = [];
+  const started = async (p: ProcessRecord) => {
+    processes.push(p);
+    await options.record(p);
+  };
+
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const etcdUrl = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const etcd = spawnDetached({
+    name: 'etcd',
+    log: layout.log('etcd'),
+    cmdlineMatch: layout.etcdDir,
+    argv: [
+      'etcd',
+      '--name=default',
+      `--data-dir=${layout.etcdDir}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=default=${peer}`,
+      // A lab's data is thrown away with it: no fsync keeps etcd from being the bottleneck.
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ],
+  });
+  await started(etcd);
+  await waitUntil(
+    `etcd /health (log: ${etcd.log})`,
+    async () => {
+      assertAlive(etcd);
+      return (await fetch(`${etcdUrl}/health`)).ok;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+
+  // The well-known port when free; another lab or a local cluster may hold it.
+  const port = (await portFree(bindAddress, APISERVER_PORT)) ? APISERVER_PORT : await freePort(bindAddress);
+  const server = `https://${bindAddress}:${port}`;
+  const apiserver = spawnDetached({
+    name: 'kube-apiserver',
+    log: layout.log('kube-apiserver'),
+    cmdlineMatch: layout.pkiDir,
+    argv: [
+      join(binDir, 'kube-apiserver'),
+      `--etcd-servers=${etcdUrl}`,
+      `--bind-address=${bindAddress}`,
+      `--advertise-address=${bindAddress}`,
+      `--secure-port=${port}`,
+      `--cert-dir=${join(layout.pkiDir, 'cert-dir')}`,
+      `--tls-cert-file=${serving.cert}`,
+      `--tls-private-key-file=${serving.key}`,
+      `--client-ca-file=${ca.cert}`,
+      `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
+      `--service-account-key-file=${saKey.pub}`,
+      `--service-account-signing-key-file=${saKey.key}`,
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+      '--authorization-mode=Node,RBAC',
+      // Pods are created before kube-controller-manager has made each namespace's default
+      // ServiceAccount, and no kubelet mounts tokens anyway.
+      '--disable-admission-plugins=ServiceAccount',
+      '--endpoint-reconciler-type=none',
+      '--allow-privileged=true',
+      `--requestheader-client-ca-file=${frontProxyCa.cert}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      `--proxy-client-cert-file=${frontProxyClient.cert}`,
+      `--proxy-client-key-file=${frontProxyClient.key}`,
+      // There is no kube-proxy: the aggregator must dial the controller's endpoint, not a ClusterIP.
+      '--enable-aggregator-routing=true',
+      '--profiling=false',
+      '--v=1',
+    ],
+  });
+  await started(apiserver);
+  writeFileSync(layout.kubeconfig, kubeconfigYaml({ server, caFile: ca.cert, user: 'admin', client: admin }));
+  await waitUntil(
+    `kube-apiserver /readyz (log: ${apiserver.log})`,
+    async () => {
+      assertAlive(apiserver);
+      return (await httpsGet(server, '/readyz', ca.cert, admin)) === 200;
+    },
+    { timeoutMs: 90_000 },
+  );
+
+  const kcm = spawnDetached({
+    name: 'kube-controller-manager',
+    log: layout.log('kube-controller-manager'),
+    cmdlineMatch: layout.kubeconfig,
+    argv: [
+      join(binDir, 'kube-controller-manager'),
+      `--kubeconfig=${layout.kubeconfig}`,
+      '--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token,endpoint,endpointslice',
+      `--service-account-private-key-file=${saKey.key}`,
+      `--root-ca-file=${ca.cert}`,
+      '--leader-elect=false',
+      '--secure-port=0',
+      '--v=1',
+    ],
+  });
+  await started(kcm);
+  return { server, processes };
+}
+
+export function caFile(layout: LabLayout): string {
+  return join(layout.pkiDir, 'ca.crt');
+}
+
+/** kubectl against the lab with the admin kubeconfig. */
+export function kubectl(
+  binDir: string,
+  layout: LabLayout,
+  args: readonly string[],
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<string> {
+  return run([join(binDir, 'kubectl'), `--kubeconfig=${layout.kubeconfig}`, ...args], options);
+}
+
+function assertAlive(p: ProcessRecord): void {
+  if (!isAlive(p)) throw new LabError('LAB_START_TIMEOUT', `${p.name} exited; see ${p.log}`);
+}
+
+async function portFree(host: string, port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, host, () => s.close(() => resolve(true)));
+  });
+}
+
+function httpsGet(
+  server: string,
+  path: string,
+  ca: string,
+  client: { cert: string; key: string },
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, server),
+      {
+        ca: readFileSync(ca),
+        cert: readFileSync(client.cert),
+        key: readFileSync(client.key),
+        timeout: 5_000,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}

@@ -1,0 +1,46 @@
+import { run, tryRun } from '@antrea-ts/harness';
+import { NETNS_PREFIX, UNDERLAY_BRIDGE } from './layout.js';
+import { findProcesses, stopProcess } from './processes.js';
+
+/** Root-namespace links the lab makes: the underlay bridge, uplinks lbu<i>, temporary lbt<i>. */
+const LAB_LINK = /^(lb-underlay|lbu\d+|lbt\d+)$/;
+
+/**
+ * What a crashed lab can leave that its state file does not name: processes inside lab netns
+ * (`ip netns pids`), root-namespace processes whose command line names the state dir, lab netns,
+ * and lab links. Returns what it removed, as "<kind> <id>" lines.
+ */
+export async function removeLeftovers(stateDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  const netnsList = (await run(['ip', 'netns', 'list']).catch(() => ''))
+    .split('\n')
+    .map((l) => l.split(' ')[0] ?? '')
+    .filter((n) => n.startsWith(NETNS_PREFIX));
+  for (const ns of netnsList) {
+    const pids = (await run(['ip', 'netns', 'pids', ns]).catch(() => ''))
+      .split('\n')
+      .map(Number)
+      .filter((n) => n > 0);
+    for (const pid of pids) {
+      await stopProcess({ pid, cmdlineMatch: '' }, 2_000);
+      removed.push(`process ${pid} (netns ${ns})`);
+    }
+  }
+  for (const pid of findProcesses(stateDir)) {
+    await stopProcess({ pid, cmdlineMatch: stateDir }, 3_000);
+    removed.push(`process ${pid}`);
+  }
+  for (const ns of netnsList) {
+    if (await tryRun(['ip', 'netns', 'delete', ns])) removed.push(`netns ${ns}`);
+  }
+  const links = (await run(['ip', '-o', 'link', 'show']).catch(() => ''))
+    .split('\n')
+    .map((l) => (l.split(': ')[1] ?? '').split('@')[0] ?? '')
+    .filter((n) => LAB_LINK.test(n));
+  // The bridge last: its ports go with their netns.
+  links.sort((a, b) => Number(a === UNDERLAY_BRIDGE) - Number(b === UNDERLAY_BRIDGE));
+  for (const link of links) {
+    if (await tryRun(['ip', 'link', 'delete', link])) removed.push(`link ${link}`);
+  }
+  return removed;
+}

@@ -1,0 +1,166 @@
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run, tryRun } from '@antrea-ts/harness';
+import { cniConflist } from './cni-config.js';
+import {
+  type LabLayout,
+  LINK_PREFIX,
+  nodeNetns,
+  UNDERLAY_BASE,
+  UNDERLAY_BRIDGE,
+  UNDERLAY_HOST_IP,
+  UNDERLAY_PREFIX_LENGTH,
+  uplinkName,
+} from './layout.js';
+import { AGENT_API_PORT } from './names.js';
+import { cleanupOvs, startOvs, vsctl } from './ovs.js';
+import { spawnDetached } from './processes.js';
+import type { NodeRecord, ProcessRecord } from './state.js';
+
+/** Bridge that holds a Node's uplink and its Node IP (userspace tunnels route through it). */
+export const TRANSPORT_BRIDGE = 'br-phy';
+/** The CNI plugins a Node's bin dir offers besides antrea (Debian's containernetworking-plugins). */
+const PLUGINS = ['host-local', 'portmap', 'bandwidth', 'loopback'];
+const SYSTEM_CNI_DIR = '/usr/lib/cni';
+
+export function nodeIp(index: number): string {
+  return `${UNDERLAY_BASE}.${10 + index}`;
+}
+
+/** The files of a Node: OVS run dir, CNI conf and bin dirs, agent socket, kubeconfig, IPAM data. */
+export function nodeRecord(layout: LabLayout, name: string, index: number): NodeRecord {
+  const dir = layout.nodeDir(name);
+  return {
+    name,
+    index,
+    netns: nodeNetns(name),
+    nodeIp: nodeIp(index),
+    uplink: uplinkName(index),
+    ovsDir: join(dir, 'ovs'),
+    cniConfDir: join(dir, 'cni', 'net.d'),
+    cniBinDir: join(dir, 'cni', 'bin'),
+    cniSocket: join(dir, 'cni.sock'),
+    apiPort: AGENT_API_PORT,
+  };
+}
+
+/**
+ * The network half of a Node: its netns, the uplink veth (eth0 inside, `lbu<i>` on the underlay
+ * bridge), userspace OVS, and br-phy owning the Node IP with the default route via the host.
+ *
+ * Userspace tunnels (Geneve on br-int) are encapsulated by ovs-vswitchd, which routes and ARPs for
+ * the outer header through an OVS bridge that owns the Node IP: hence br-phy. A kernel datapath
+ * would need none of this.
+ */
+export async function createNodeNetwork(
+  layout: LabLayout,
+  node: NodeRecord,
+  record: (p: ProcessRecord) => Promise<void>,
+): Promise<void> {
+  const ns = node.netns;
+  await run(['ip', 'netns', 'add', ns]);
+  await run(['ip', 'link', 'set', 'lo', 'up'], { netns: ns });
+  // Created under a temporary name so "eth0" never clashes in the root namespace.
+  const tmp = `${LINK_PREFIX}t${node.index}`;
+  await run(['ip', 'link', 'add', tmp, 'type', 'veth', 'peer', 'name', node.uplink]);
+  await run(['ip', 'link', 'set', tmp, 'netns', ns]);
+  await run(['ip', 'link', 'set', tmp, 'name', 'eth0'], { netns: ns });
+  await run(['ip', 'link', 'set', 'eth0', 'up'], { netns: ns });
+  await run(['ip', 'link', 'set', node.uplink, 'master', UNDERLAY_BRIDGE]);
+  await run(['ip', 'link', 'set', node.uplink, 'up']);
+  await startOvs({ dir: node.ovsDir, netns: ns, logPrefix: join(layout.logDir, node.name), record });
+  await vsctl(node.ovsDir, ns, [
+    '--may-exist',
+    'add-br',
+    TRANSPORT_BRIDGE,
+    '--',
+    'set',
+    'bridge',
+    TRANSPORT_BRIDGE,
+    'datapath_type=netdev',
+    '--',
+    '--may-exist',
+    'add-port',
+    TRANSPORT_BRIDGE,
+    'eth0',
+  ]);
+  await run(['ip', 'addr', 'add', `${node.nodeIp}/${UNDERLAY_PREFIX_LENGTH}`, 'dev', TRANSPORT_BRIDGE], {
+    netns: ns,
+  });
+  await run(['ip', 'link', 'set', TRANSPORT_BRIDGE, 'up'], { netns: ns });
+  // TCP between the Node and the host crosses userspace OVS, which forwards the partial checksums
+  // of offloaded packets unfinished: compute them in software on both ends.
+  await run(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off'], { netns: ns });
+  await run(['ethtool', '-K', node.uplink, 'tx', 'off']);
+  await run(['ip', 'route', 'add', 'default', 'via', UNDERLAY_HOST_IP, 'dev', TRANSPORT_BRIDGE], {
+    netns: ns,
+  });
+}
+
+/**
+ * What a Node's kubelet and the agent DaemonSet's init container would leave on disk: the CNI
+ * conflist in the conf dir, and the bin dir with `antrea` (the antrea-cni launcher) and the
+ * reference plugins; plus antrea-agent.conf and the agent's kubeconfig.
+ */
+export function writeNodeFiles(
+  layout: LabLayout,
+  node: NodeRecord,
+  options: { cniLauncher: string; agentKubeconfig: string },
+): void {
+  const dir = layout.nodeDir(node.name);
+  mkdirSync(node.cniConfDir, { recursive: true });
+  mkdirSync(node.cniBinDir, { recursive: true });
+  writeFileSync(join(node.cniConfDir, '10-antrea.conflist'), `${JSON.stringify(cniConflist(), null, 2)}\n`);
+  const link = (target: string, name: string) => {
+    rmSync(join(node.cniBinDir, name), { force: true });
+    symlinkSync(target, join(node.cniBinDir, name));
+  };
+  link(options.cniLauncher, 'antrea');
+  for (const plugin of PLUGINS) link(join(SYSTEM_CNI_DIR, plugin), plugin);
+  writeFileSync(
+    join(dir, 'antrea-agent.conf'),
+    [
+      '# antrea-agent.conf of a lab Node (keys as in Antrea).',
+      'ovsBridge: br-int',
+      'ovsDatapathType: netdev',
+      'trafficEncapMode: encap',
+      'tunnelType: geneve',
+      `apiPort: ${node.apiPort}`,
+      `cniSocket: ${node.cniSocket}`,
+      `cniBinDir: ${node.cniBinDir}`,
+      `hostLocalDataDir: ${join(dir, 'ipam')}`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'kubeconfig'), options.agentKubeconfig, { mode: 0o600 });
+}
+
+/** Starts antrea-agent inside the Node's netns, as the DaemonSet's container would run it. */
+export function startAgent(layout: LabLayout, node: NodeRecord, agentMain: string): ProcessRecord {
+  const dir = layout.nodeDir(node.name);
+  const conf = join(dir, 'antrea-agent.conf');
+  return spawnDetached({
+    name: `antrea-agent@${node.name}`,
+    netns: node.netns,
+    log: layout.log(`${node.name}-antrea-agent`),
+    cmdlineMatch: conf,
+    env: { ...process.env, NODE_NAME: node.name },
+    argv: [
+      process.execPath,
+      agentMain,
+      `--config=${conf}`,
+      `--kubeconfig=${join(dir, 'kubeconfig')}`,
+      `--node-name=${node.name}`,
+      `--ovs-run-dir=${node.ovsDir}`,
+    ],
+  });
+}
+
+/** Removes a Node's network: OVS ports first, then the netns and the uplink. Safe when gone. */
+export async function deleteNodeNetwork(
+  node: Pick<NodeRecord, 'netns' | 'uplink' | 'ovsDir'>,
+): Promise<void> {
+  await cleanupOvs(node.ovsDir, node.netns);
+  await tryRun(['ip', 'netns', 'delete', node.netns]);
+  await tryRun(['ip', 'link', 'delete', node.uplink]);
+}
