@@ -363,6 +363,20 @@ describe('runCase', () => {
     expect(p.calls).toContain('delete crd.antrea.io/v1beta1 NetworkPolicy x/n1');
   });
 
+  it('lets every Pod creation finish before failing setup, so cleanup deletes the slow ones', async () => {
+    const p = new ScriptedProvider(truth);
+    p.existingNamespaces.add('y');
+    const create = p.createPod.bind(p);
+    p.createPod = async (spec) => {
+      if (spec.name === 'b') throw new E2eError('E2E_PROVIDER', 'no IP for x/b');
+      if (spec.namespace === 'y') await new Promise((r) => setTimeout(r, 20));
+      return create(spec);
+    };
+    const r = await runCase(p, mkCase([{ actions: [], expect: [matrix(FULL)] }]), fast);
+    expect(r).toMatchObject({ status: 'failed', error: 'no IP for x/b', steps: [] });
+    expect(p.calls.slice(-2)).toEqual(['deletePod y/a', 'deleteNamespace x']);
+  });
+
   it('waits the settle time when the provider cannot tell realization', async () => {
     const p = new ScriptedProvider(truth);
     (p as { waitForRealization?: unknown }).waitForRealization = undefined;

@@ -245,7 +245,12 @@ export class CaseRun {
     for (const ns of this.c.fixture.namespaces) await this.createNamespace(ns.name, ns.labels);
     const taking = new Set(this.c.pods);
     const pods = this.c.fixture.pods.filter((p) => taking.has(podKey(p.namespace, p.name)));
-    await mapLimit(pods, this.o.concurrency, (p) => this.createPod(p));
+    // Every creation runs to its end before a failure is reported, so cleanup sees every Pod made.
+    const errors: unknown[] = [];
+    await mapLimit(pods, this.o.concurrency, (p) =>
+      this.createPod(p).catch((e: unknown) => void errors.push(e)),
+    );
+    if (errors.length) throw errors[0];
   }
 
   private async createNamespace(name: string, labels: Record<string, string>): Promise<void> {
