@@ -51,7 +51,7 @@ export class FlowCache {
         }
         next.set(owner, flows ? wanted : undefined);
       }
-      await this.sw.bundle(mods);
+      if (mods.length > 0) await this.sw.bundle(mods);
       for (const [owner, flows] of next) {
         if (flows) this.owners.set(owner, flows);
         else this.owners.delete(owner);

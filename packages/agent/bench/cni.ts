@@ -1,0 +1,313 @@
+// CNI ADD latency under a burst and Pod-to-Pod TCP throughput through the agent's pipeline, on a lab
+// of netns Nodes with userspace OVS (needs root, OVS and the kube binaries, like the integration tests).
+//   npm run bench:cni -w @antrea-ts/agent [-- --json] [-- --pods N] [-- --seconds S]
+// --json prints one line per measurement: {"bench","case","metric","value","unit"}.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, ExecCommandRunner, InformerNodeSource, makeConfig, OfConnection } from '@antrea-ts/agent';
+import { socketAgentConnector } from '@antrea-ts/cni';
+import {
+  createNetns,
+  createNetnsNode,
+  createUnderlay,
+  createVethPair,
+  disableTxChecksumOffload,
+  freePort,
+  type KubeCluster,
+  makeTempDir,
+  type Netns,
+  type NetnsNode,
+  startKube,
+  type TempDir,
+  uniqueTag,
+} from '@antrea-ts/harness';
+import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
+import { pino } from 'pino';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const LAUNCHER = `${root}cmd/antrea-cni/antrea-cni`;
+const CONF = JSON.stringify({
+  cniVersion: '1.0.0',
+  name: 'antrea',
+  type: 'antrea',
+  ipam: { type: 'host-local' },
+});
+const enc = new TextEncoder();
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const arg = (name: string, dflt: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : dflt;
+};
+const PODS = arg('--pods', 30);
+const SECONDS = arg('--seconds', 5);
+const logger = pino({ level: 'silent' });
+const rows: Array<{ case: string; metric: string; value: number; unit: string }> = [];
+
+function report(c: string, metric: string, value: number, unit: string): void {
+  rows.push({ case: c, metric, value: Math.round(value * 100) / 100, unit });
+  if (json)
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'cni', case: c, metric, value: Math.round(value * 100) / 100, unit })}\n`,
+    );
+}
+
+function quantile(samples: number[], p: number): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
+}
+
+interface BenchNode {
+  node: NetnsNode;
+  agent: Agent;
+  ovsdb: OvsdbRpcClient;
+  of: OfConnection;
+  dir: TempDir;
+  socket: string;
+}
+
+async function startNode(
+  kube: KubeCluster,
+  underlay: Awaited<ReturnType<typeof createUnderlay>>,
+  name: string,
+  podCidr: string,
+): Promise<BenchNode> {
+  const node = await createNetnsNode({ name, underlay });
+  const nodeName = `${name}-${uniqueTag()}`;
+  await kube.kubectl(['create', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: nodeName },
+      spec: { podCIDR: podCidr, podCIDRs: [podCidr] },
+    }),
+  });
+  await kube.kubectl([
+    'patch',
+    'node',
+    nodeName,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { addresses: [{ type: 'InternalIP', address: node.nodeIp }] } }),
+  ]);
+  const dir = makeTempDir('agent-bench');
+  const socket = join(dir.path, 'cni.sock');
+  const config = makeConfig({
+    nodeName,
+    datapathType: 'netdev',
+    cniSocket: socket,
+    apiPort: await freePort(),
+    cniBinDir: '/usr/lib/cni',
+    hostLocalDataDir: join(dir.path, 'ipam'),
+  });
+  const ovsdb = new OvsdbRpcClient({ endpoint: `unix:${node.ovs.dbSocket}`, logger });
+  await ovsdb.start();
+  const of = new OfConnection({ socketPath: node.ovs.bridgeMgmtSocket('br-int'), logger });
+  of.start();
+  const agent = new Agent({
+    config,
+    logger,
+    bridges: new OvsBridgeClient(ovsdb, { logger }),
+    sw: of,
+    nodeRunner: new ExecCommandRunner(node.netns.name),
+    pluginRunner: new ExecCommandRunner(),
+    nodes: new InformerNodeSource(kube.kubeConfig, logger),
+    randomBytes,
+  });
+  await agent.start();
+  return { node, agent, ovsdb, of, dir, socket };
+}
+
+async function stopNode(n: BenchNode): Promise<void> {
+  await n.agent.stop();
+  await n.of.stop();
+  await n.ovsdb.stop();
+  await n.node.delete();
+  n.dir.remove();
+}
+
+function args(containerId: string, netns: string, pod: string) {
+  return {
+    containerId,
+    netns,
+    ifname: 'eth0',
+    args: `IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=${pod}`,
+    path: '/usr/lib/cni',
+    networkConfiguration: enc.encode(CONF),
+  };
+}
+
+function runLauncher(env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(LAUNCHER, [], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+    });
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`antrea-cni exit ${code}: ${out}`)),
+    );
+    child.stdin.end(CONF);
+  });
+}
+
+/** PODS concurrent ADDs on one Node, then DELs; `via` is the gRPC client in-process or the plugin binary. */
+async function burst(n: BenchNode, via: 'grpc' | 'plugin'): Promise<void> {
+  const pods: Netns[] = await Promise.all(
+    Array.from({ length: PODS }, (_, i) => createNetns(`ats-${uniqueTag()}-b${i}`)),
+  );
+  const connector = socketAgentConnector({ socketPath: n.socket, timeoutMs: 60_000 });
+  const one = async (cmd: 'ADD' | 'DEL', i: number): Promise<number> => {
+    const id = `bench${via}${i}`;
+    const path = `/var/run/netns/${pods[i]!.name}`;
+    const t0 = performance.now();
+    if (via === 'grpc') {
+      const client = await connector.connect();
+      await client.command(cmd, args(id, path, `p${i}`));
+    } else {
+      await runLauncher({
+        CNI_COMMAND: cmd,
+        CNI_CONTAINERID: id,
+        CNI_NETNS: path,
+        CNI_IFNAME: 'eth0',
+        CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=p${i}`,
+        CNI_PATH: '/usr/lib/cni',
+        ANTREA_CNI_SOCKET: n.socket,
+      });
+    }
+    return performance.now() - t0;
+  };
+  try {
+    for (const cmd of ['ADD', 'DEL'] as const) {
+      const t0 = performance.now();
+      const lat = await Promise.all(pods.map((_, i) => one(cmd, i)));
+      const total = performance.now() - t0;
+      const c = `${cmd.toLowerCase()}-${PODS}-concurrent-${via}`;
+      report(c, 'p50', quantile(lat, 0.5), 'ms');
+      report(c, 'p99', quantile(lat, 0.99), 'ms');
+      report(c, 'total', total, 'ms');
+    }
+  } finally {
+    for (const p of pods) await p.delete();
+  }
+}
+
+async function iperf(server: Netns, client: Netns, ip: string): Promise<number> {
+  const srv = spawn('ip', ['netns', 'exec', server.name, 'iperf3', '-s', '-1', '-p', '5201'], {
+    stdio: 'ignore',
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  const out = await new Promise<string>((resolve, reject) => {
+    const c = spawn('ip', [
+      'netns',
+      'exec',
+      client.name,
+      'iperf3',
+      '-c',
+      ip,
+      '-p',
+      '5201',
+      '-t',
+      String(SECONDS),
+      '-J',
+    ]);
+    let s = '';
+    c.stdout.on('data', (d: Buffer) => {
+      s += d;
+    });
+    c.on('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`iperf3 exit ${code}`))));
+  });
+  await new Promise((r) => srv.once('close', r));
+  const bits = (JSON.parse(out) as { end: { sum_received: { bits_per_second: number } } }).end.sum_received
+    .bits_per_second;
+  return bits / 1e6;
+}
+
+/** Two Pods on br-int (our pipeline), and two namespaces on a plain NORMAL bridge of the same OVS. */
+async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
+  const connector = socketAgentConnector({ socketPath: n1.socket, timeoutMs: 60_000 });
+  const made: Netns[] = [];
+  const addPod = async (n: BenchNode, name: string): Promise<{ ns: Netns; ip: string }> => {
+    const ns = await createNetns(`ats-${uniqueTag()}-${name}`);
+    made.push(ns);
+    const c = await socketAgentConnector({ socketPath: n.socket, timeoutMs: 60_000 }).connect();
+    const res = JSON.parse(
+      new TextDecoder().decode(await c.command('ADD', args(`tp${name}`, `/var/run/netns/${ns.name}`, name))),
+    ) as {
+      ips: Array<{ address: string }>;
+    };
+    return { ns, ip: res.ips[0]!.address.split('/')[0]! };
+  };
+  void connector;
+  try {
+    const a = await addPod(n1, 'tpa');
+    const b = await addPod(n1, 'tpb');
+    const c = await addPod(n2, 'tpc');
+    await a.ns.exec(['ping', '-c', '2', '-W', '1', c.ip]).catch(() => undefined);
+    const pipeline = await iperf(b.ns, a.ns, b.ip);
+    report('iperf3-same-node-pipeline', 'throughput', pipeline, 'Mbit/s');
+    const cross = await iperf(c.ns, a.ns, c.ip);
+    report('iperf3-cross-node-geneve', 'throughput', cross, 'Mbit/s');
+
+    // The reference: a NORMAL-action bridge in the same ovs-vswitchd, veths with the same offload setting.
+    const ovs = n1.node.ovs;
+    await ovs.vsctl(['add-br', 'br-normal', '--', 'set', 'bridge', 'br-normal', 'datapath_type=netdev']);
+    const x = await createNetns(`ats-${uniqueTag()}-nx`);
+    const y = await createNetns(`ats-${uniqueTag()}-ny`);
+    made.push(x, y);
+    for (const [ns, ip] of [
+      [x, '192.168.77.1'],
+      [y, '192.168.77.2'],
+    ] as const) {
+      const host = `nb${uniqueTag()}`;
+      await createVethPair(
+        { name: 'eth0', netns: ns.name, mtu: 1450 },
+        { name: host, netns: n1.node.netns.name },
+      );
+      await disableTxChecksumOffload('eth0', ns.name);
+      await ns.exec(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'eth0']);
+      await ovs.vsctl(['add-port', 'br-normal', host]);
+    }
+    const normal = await iperf(y, x, '192.168.77.2');
+    report('iperf3-same-node-normal-bridge', 'throughput', normal, 'Mbit/s');
+    report('iperf3-same-node', 'ratio-pipeline-to-normal', pipeline / normal, 'x');
+    await ovs.vsctl(['del-br', 'br-normal']);
+  } finally {
+    for (const ns of made) await ns.delete();
+  }
+}
+
+async function main(): Promise<void> {
+  const underlay = await createUnderlay();
+  const kube = await startKube({ logger });
+  const nodes: BenchNode[] = [];
+  try {
+    nodes.push(await startNode(kube, underlay, 'bn1', '10.70.0.0/23'));
+    nodes.push(await startNode(kube, underlay, 'bn2', '10.70.2.0/23'));
+    await burst(nodes[0]!, 'grpc');
+    await burst(nodes[0]!, 'plugin');
+    await throughput(nodes[0]!, nodes[1]!);
+  } finally {
+    for (const n of nodes) await stopNode(n);
+    await kube.stop();
+    await underlay.delete();
+  }
+  if (!json) {
+    const w = Math.max(...rows.map((r) => r.case.length));
+    for (const r of rows)
+      process.stdout.write(
+        `${r.case.padEnd(w)}  ${r.metric.padEnd(26)} ${String(r.value).padStart(10)} ${r.unit}\n`,
+      );
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
