@@ -154,14 +154,16 @@ async function ccpCase(kc: import('@kubernetes/client-node').KubeConfig, nsx: Ns
   record(name, 'cluster-groups', desired.clusterGroups.length, 'objects');
 
   const api = kc.makeApiClient(CustomObjectsApi);
-  const count = async () =>
-    (
-      (await api.listClusterCustomObject({
-        group: 'crd.antrea.io',
-        version: 'v1beta1',
-        plural: 'clusternetworkpolicies',
-      })) as { items: unknown[] }
-    ).items.length;
+  // limit=1 + remainingItemCount: counting must not load the apiserver it measures.
+  const count = async () => {
+    const page = (await api.listClusterCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      plural: 'clusternetworkpolicies',
+      limit: 1,
+    })) as { items: unknown[]; metadata?: { remainingItemCount?: number } };
+    return page.items.length + (page.metadata?.remainingItemCount ?? 0);
+  };
   const adapter = new CcpAdapter({
     channel,
     store: new KubeManagedCrdStore(kc, logger),
