@@ -22,15 +22,7 @@ export {
   podCidrFor,
   repoArtifacts,
 } from './lab.js';
-export {
-  DEFAULT_CLUSTER_CIDR,
-  DEFAULT_NODE_COUNT,
-  LabLayout,
-  NETNS_PREFIX,
-  nodeName,
-  UNDERLAY_BRIDGE,
-  UNDERLAY_HOST_IP,
-} from './layout.js';
+export { DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_COUNT, LabLayout } from './layout.js';
 export { AGENT_RULES, CONTROLLER_RULES, controllerServiceObjects, rbacObjects } from './manifests.js';
 export { parseLabels, parsePodRef, parsePorts } from './parse.js';
 export { type ProbeResult, type ProbeTarget, type ProbeVerdict, targetArg } from './probe.js';

@@ -9,16 +9,7 @@ import { cniConflist } from './cni-config.js';
 import { LabError } from './errors.js';
 import { caFile, kubectl, startKube } from './kube.js';
 import { kubeconfigYaml } from './kubeconfig.js';
-import {
-  DEFAULT_CLUSTER_CIDR,
-  DEFAULT_NODE_COUNT,
-  LabLayout,
-  nodeName,
-  podNetns,
-  UNDERLAY_BRIDGE,
-  UNDERLAY_HOST_IP,
-  UNDERLAY_PREFIX_LENGTH,
-} from './layout.js';
+import { DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_COUNT, LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { removeLeftovers } from './leftovers.js';
 import { controllerServiceObjects, rbacObjects, toApplyStream } from './manifests.js';
 import { ANTREA_NAMESPACE_NAME, CONTROLLER_API_PORT, CONTROLPLANE_APISERVICE } from './names.js';
@@ -63,6 +54,11 @@ export function repoArtifacts(root: string, kubeBinDir: string): LabArtifacts {
 
 export interface LabOptions {
   stateDir: string;
+  /**
+   * Which lab: 0 (default) is the developer's (`lab-node-1`, `lb-underlay`, 198.19.0.0/24); tests
+   * use others so they can run next to it. See LabLayout.
+   */
+  instance?: number;
   artifacts: LabArtifacts;
   logger: Logger;
 }
@@ -129,7 +125,7 @@ export class Lab {
   #core: CoreV1Api | undefined;
 
   private constructor(options: LabOptions) {
-    this.layout = new LabLayout(options.stateDir);
+    this.layout = new LabLayout(options.stateDir, options.instance ?? 0);
     this.store = new StateStore(this.layout.stateFile);
     this.#artifacts = options.artifacts;
     this.#log = options.logger.child({ component: 'lab' });
@@ -147,7 +143,8 @@ export class Lab {
 
   /** Opens the lab recorded in the state dir. */
   static attach(options: LabOptions): Lab {
-    const lab = new Lab(options);
+    const recorded = new StateStore(new LabLayout(options.stateDir).stateFile).read();
+    const lab = new Lab({ ...options, instance: recorded?.instance ?? options.instance ?? 0 });
     void lab.state;
     return lab;
   }
@@ -184,23 +181,28 @@ export class Lab {
       stateDir: this.layout.stateDir,
       createdAt: new Date().toISOString(),
       phase: 'starting',
-      underlay: { bridge: UNDERLAY_BRIDGE, hostIp: UNDERLAY_HOST_IP, prefixLength: UNDERLAY_PREFIX_LENGTH },
+      instance: this.layout.instance,
+      underlay: {
+        bridge: this.layout.underlayBridge,
+        hostIp: this.layout.hostIp,
+        prefixLength: UNDERLAY_PREFIX_LENGTH,
+      },
       clusterCidr,
       nodes: [],
       pods: [],
       processes: [],
     });
     const record = (p: ProcessRecord) => this.store.update((s) => void s.processes.push(p));
-    await ensureUnderlay();
+    await ensureUnderlay(this.layout);
 
     // Node networks and OVS come up while the control plane starts: neither needs the other.
-    const nodes = Array.from({ length: count }, (_, i) => nodeRecord(this.layout, nodeName(i + 1), i + 1));
+    const nodes = Array.from({ length: count }, (_, i) => nodeRecord(this.layout, i + 1));
     const networks = Promise.all(nodes.map((n) => createNodeNetwork(this.layout, n, record)));
     networks.catch(() => undefined);
     const kube = await startKube({
       layout: this.layout,
       binDir: this.#artifacts.kubeBinDir,
-      bindAddress: UNDERLAY_HOST_IP,
+      bindAddress: this.layout.hostIp,
       record,
     });
     await this.store.update((s) => {
@@ -212,7 +214,7 @@ export class Lab {
     await this.kubectl(['apply', '--server-side', '-f', '-'], {
       input: toApplyStream([
         ...rbacObjects(),
-        ...controllerServiceObjects(UNDERLAY_HOST_IP, CONTROLLER_API_PORT),
+        ...controllerServiceObjects(this.layout.hostIp, CONTROLLER_API_PORT),
       ]),
     });
     await this.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
@@ -273,7 +275,7 @@ export class Lab {
         process.execPath,
         main,
         `--kubeconfig=${this.layout.controllerKubeconfig}`,
-        `--bind-address=${UNDERLAY_HOST_IP}`,
+        `--bind-address=${this.layout.hostIp}`,
         `--api-port=${CONTROLLER_API_PORT}`,
         '--enable-node-ipam',
         `--cluster-cidrs=${clusterCidr}`,
@@ -281,7 +283,7 @@ export class Lab {
     });
     await this.store.update((s) => {
       s.processes.push(p);
-      s.controller = { address: UNDERLAY_HOST_IP, port: CONTROLLER_API_PORT };
+      s.controller = { address: this.layout.hostIp, port: CONTROLLER_API_PORT };
     });
   }
 
@@ -460,7 +462,7 @@ export class Lab {
         },
       },
     });
-    const netns = podNetns(spec.namespace, spec.name);
+    const netns = this.layout.podNetns(spec.namespace, spec.name);
     const containerId = randomBytes(32).toString('hex');
     const rt = this.#cniRuntime(node, netns, containerId, spec.namespace, spec.name, created.metadata?.uid);
     let cniResult: unknown;
@@ -636,6 +638,30 @@ export class Lab {
     });
   }
 
+  /**
+   * Deletes a namespace the way a kubelet-backed cluster would end up: the lab Pods in it first
+   * (CNI DEL, netns, servers; there is no kubelet to do it when the namespace controller deletes
+   * the Pod objects), then the namespace, resolving once it is gone.
+   */
+  async deleteNamespace(name: string): Promise<void> {
+    await Promise.all(this.state.pods.filter((p) => p.namespace === name).map((p) => this.#teardownPod(p)));
+    await this.core()
+      .deleteNamespace({ name })
+      .catch(() => undefined);
+    await waitUntil(
+      `namespace ${name} deleted (log: ${this.layout.log('kube-controller-manager')})`,
+      async () => {
+        try {
+          await this.core().readNamespace({ name });
+          return false;
+        } catch (err) {
+          return (err as { code?: number }).code === 404;
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+  }
+
   /** The argv that runs `argv` inside the Pod's network namespace (for callers that want a TTY). */
   execArgv(namespace: string, name: string, argv: readonly string[]): string[] {
     return ['ip', 'netns', 'exec', this.pod(namespace, name).netns, ...argv];
@@ -659,7 +685,7 @@ export class Lab {
   async addNode(): Promise<NodeRecord> {
     const state = this.state;
     const index = Math.max(0, ...state.nodes.map((n) => n.index)) + 1;
-    const n = nodeRecord(this.layout, nodeName(index), index);
+    const n = nodeRecord(this.layout, index);
     const record = (p: ProcessRecord) => this.store.update((s) => void s.processes.push(p));
     await createNodeNetwork(this.layout, n, record);
     await this.#createNodeObject(n, state.controller ? undefined : podCidrFor(state.clusterCidr, index));
@@ -743,8 +769,9 @@ export class Lab {
    * it). Safe to run twice, with no state dir, or after a crash.
    */
   static async down(options: LabOptions): Promise<DownReport> {
-    const layout = new LabLayout(options.stateDir);
-    const state = new StateStore(layout.stateFile).read();
+    const recorded = new StateStore(new LabLayout(options.stateDir).stateFile).read();
+    const layout = new LabLayout(options.stateDir, recorded?.instance ?? options.instance ?? 0);
+    const state = recorded;
     const stopped: string[] = [];
     if (state) {
       const byKind = (pred: (p: ProcessRecord) => boolean) => state.processes.filter(pred);
@@ -763,9 +790,9 @@ export class Lab {
       }
       await stopAll(byKind((p) => !stopped.includes(p.name)));
       for (const pod of state.pods) await tryRun(['ip', 'netns', 'delete', pod.netns]);
-      await deleteUnderlay();
+      await deleteUnderlay(layout);
     }
-    const leftovers = await removeLeftovers(layout.stateDir);
+    const leftovers = await removeLeftovers(layout);
     rmSync(layout.stateDir, { recursive: true, force: true });
     return { stopped, leftovers };
   }

@@ -1,21 +1,19 @@
 import { run, tryRun } from '@antrea-ts/harness';
-import { NETNS_PREFIX, UNDERLAY_BRIDGE } from './layout.js';
+import type { LabLayout } from './layout.js';
 import { findProcesses, stopProcess } from './processes.js';
-
-/** Root-namespace links the lab makes: the underlay bridge, uplinks lbu<i>, temporary lbt<i>. */
-const LAB_LINK = /^(lb-underlay|lbu\d+|lbt\d+)$/;
 
 /**
  * What a crashed lab can leave that its state file does not name: processes inside lab netns
  * (`ip netns pids`), root-namespace processes whose command line names the state dir, lab netns,
  * and lab links. Returns what it removed, as "<kind> <id>" lines.
  */
-export async function removeLeftovers(stateDir: string): Promise<string[]> {
+export async function removeLeftovers(layout: LabLayout): Promise<string[]> {
+  const stateDir = layout.stateDir;
   const removed: string[] = [];
   const netnsList = (await run(['ip', 'netns', 'list']).catch(() => ''))
     .split('\n')
     .map((l) => l.split(' ')[0] ?? '')
-    .filter((n) => n.startsWith(NETNS_PREFIX));
+    .filter((n) => n.startsWith(layout.netnsPrefix));
   for (const ns of netnsList) {
     const pids = (await run(['ip', 'netns', 'pids', ns]).catch(() => ''))
       .split('\n')
@@ -36,9 +34,9 @@ export async function removeLeftovers(stateDir: string): Promise<string[]> {
   const links = (await run(['ip', '-o', 'link', 'show']).catch(() => ''))
     .split('\n')
     .map((l) => (l.split(': ')[1] ?? '').split('@')[0] ?? '')
-    .filter((n) => LAB_LINK.test(n));
+    .filter((n) => layout.isLabLink(n));
   // The bridge last: its ports go with their netns.
-  links.sort((a, b) => Number(a === UNDERLAY_BRIDGE) - Number(b === UNDERLAY_BRIDGE));
+  links.sort((a, b) => Number(a === layout.underlayBridge) - Number(b === layout.underlayBridge));
   for (const link of links) {
     if (await tryRun(['ip', 'link', 'delete', link])) removed.push(`link ${link}`);
   }

@@ -2,16 +2,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, tryRun } from '@antrea-ts/harness';
 import { cniConflist } from './cni-config.js';
-import {
-  type LabLayout,
-  LINK_PREFIX,
-  nodeNetns,
-  UNDERLAY_BASE,
-  UNDERLAY_BRIDGE,
-  UNDERLAY_HOST_IP,
-  UNDERLAY_PREFIX_LENGTH,
-  uplinkName,
-} from './layout.js';
+import { type LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { AGENT_API_PORT } from './names.js';
 import { cleanupOvs, startOvs, vsctl } from './ovs.js';
 import { spawnDetached } from './processes.js';
@@ -23,19 +14,16 @@ export const TRANSPORT_BRIDGE = 'br-phy';
 const PLUGINS = ['host-local', 'portmap', 'bandwidth', 'loopback'];
 const SYSTEM_CNI_DIR = '/usr/lib/cni';
 
-export function nodeIp(index: number): string {
-  return `${UNDERLAY_BASE}.${10 + index}`;
-}
-
 /** The files of a Node: OVS run dir, CNI conf and bin dirs, agent socket, kubeconfig, IPAM data. */
-export function nodeRecord(layout: LabLayout, name: string, index: number): NodeRecord {
+export function nodeRecord(layout: LabLayout, index: number): NodeRecord {
+  const name = layout.nodeName(index);
   const dir = layout.nodeDir(name);
   return {
     name,
     index,
-    netns: nodeNetns(name),
-    nodeIp: nodeIp(index),
-    uplink: uplinkName(index),
+    netns: name,
+    nodeIp: layout.nodeIp(index),
+    uplink: layout.uplinkName(index),
     ovsDir: join(dir, 'ovs'),
     cniConfDir: join(dir, 'cni', 'net.d'),
     cniBinDir: join(dir, 'cni', 'bin'),
@@ -61,12 +49,12 @@ export async function createNodeNetwork(
   await run(['ip', 'netns', 'add', ns]);
   await run(['ip', 'link', 'set', 'lo', 'up'], { netns: ns });
   // Created under a temporary name so "eth0" never clashes in the root namespace.
-  const tmp = `${LINK_PREFIX}t${node.index}`;
+  const tmp = layout.tempLinkName(node.index);
   await run(['ip', 'link', 'add', tmp, 'type', 'veth', 'peer', 'name', node.uplink]);
   await run(['ip', 'link', 'set', tmp, 'netns', ns]);
   await run(['ip', 'link', 'set', tmp, 'name', 'eth0'], { netns: ns });
   await run(['ip', 'link', 'set', 'eth0', 'up'], { netns: ns });
-  await run(['ip', 'link', 'set', node.uplink, 'master', UNDERLAY_BRIDGE]);
+  await run(['ip', 'link', 'set', node.uplink, 'master', layout.underlayBridge]);
   await run(['ip', 'link', 'set', node.uplink, 'up']);
   await startOvs({ dir: node.ovsDir, netns: ns, logPrefix: join(layout.logDir, node.name), record });
   await vsctl(node.ovsDir, ns, [
@@ -92,7 +80,7 @@ export async function createNodeNetwork(
   // of offloaded packets unfinished: compute them in software on both ends.
   await run(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off'], { netns: ns });
   await run(['ethtool', '-K', node.uplink, 'tx', 'off']);
-  await run(['ip', 'route', 'add', 'default', 'via', UNDERLAY_HOST_IP, 'dev', TRANSPORT_BRIDGE], {
+  await run(['ip', 'route', 'add', 'default', 'via', layout.hostIp, 'dev', TRANSPORT_BRIDGE], {
     netns: ns,
   });
 }

@@ -51,6 +51,8 @@ export interface LabState {
   createdAt: string;
   /** "starting" until `up` finishes, so a crashed `up` is seen as such by `status` and `down`. */
   phase: 'starting' | 'up';
+  /** LabLayout instance: decides every name and the underlay subnet. */
+  instance: number;
   underlay: { bridge: string; hostIp: string; prefixLength: number };
   apiserver?: { server: string };
   controller?: { address: string; port: number };
