@@ -80,8 +80,16 @@ describe('run-cases CLI', () => {
     expect((await cli(['-p', 'nope', NATIVE])).code).toBe(2);
     const missing = await cli(['-p', 'oracle', '/nonexistent/cases']);
     expect(missing).toMatchObject({ code: 2, err: ['/nonexistent/cases: not found'] });
-    const lab = await cli(['-p', 'lab', NATIVE]);
-    expect(lab.code).toBe(2);
-    expect(lab.err[0]).toMatch(/^provider lab: .*not exist yet/);
+    const kind = await cli(['-p', 'kind', NATIVE]);
+    expect(kind.code).toBe(2);
+    expect(kind.err[0]).toMatch(/^provider kind: .*not exist yet/);
+    const dir = makeTempDir('e2e-nolab');
+    try {
+      const lab = await cli(['-p', 'lab', '--lab-state-dir', dir.path, NATIVE]);
+      expect(lab.code).toBe(2);
+      expect(lab.err[0]).toMatch(/^provider lab: .*(no lab in|cannot load)/);
+    } finally {
+      dir.remove();
+    }
   });
 });

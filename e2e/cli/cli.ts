@@ -1,5 +1,7 @@
 // The case runner CLI, as a function of argv and output streams so tests can drive it.
 // run-cases.ts is the process entry (npm run e2e:cases -- <file or folder>...).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { findCaseFiles, loadCase } from '../framework/case-loader.js';
 import type { ClusterProvider } from '../framework/provider.js';
@@ -14,6 +16,9 @@ export interface CliIO {
 }
 
 export interface CliDeps {
+  /** Environment for defaults (ANTREA_TS_LAB_DIR, ANTREA_TS_CACHE); process.env in run-cases.ts. */
+  env?: NodeJS.ProcessEnv;
+  uid?: number;
   /** Provider factories by name, over the registry's (tests inject the oracle from source). */
   providers?: Record<string, { create: ProviderFactory }>;
   signal?: AbortSignal;
@@ -38,9 +43,14 @@ interface Parsed {
   verbose: boolean;
   color: boolean | undefined;
   list: boolean;
+  labStateDir: string;
+  kubeBinDir: string;
 }
 
-function parse(argv: readonly string[], io: CliIO): Parsed {
+function parse(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, uid: number): Parsed {
+  // Same defaults as the lab CLI (cmd/lab/options.ts), so both find the same lab.
+  const cache = env.ANTREA_TS_CACHE || join(homedir(), '.cache', 'antrea-ts');
+  const labDir = env.ANTREA_TS_LAB_DIR || (uid === 0 ? '/var/run/antrea-ts-lab' : join(cache, 'lab'));
   const cmd = new Command('run-cases')
     .description(
       'Runs netpol-oracle/v1 case files against a cluster and compares observed with expected connectivity',
@@ -51,13 +61,15 @@ function parse(argv: readonly string[], io: CliIO): Parsed {
     )
     .option('--timeout-ms <ms>', 'per-probe timeout; no answer by then is a drop', int(1), 2000)
     .option('--concurrency <n>', 'probes (or per-source probe batches) in flight', int(1), 8)
-    .option('--settle-ms <ms>', 'wait after actions when the provider cannot tell realization', int(0), 2000)
+    .option('--settle-ms <ms>', 'wait after actions for what reports no realization status', int(0), 1000)
     .option('--retries <n>', 'probe mismatched cells again this many times', int(0), 2)
     .option('--retry-delay-ms <ms>', 'wait between probe rounds', int(0), 1000)
     .option('-v, --verbose', 'print every matrix, not only failing ones', false)
     .option('--color', 'colour mismatches (default: when stdout is a terminal)')
     .option('--no-color', 'no ANSI colours')
     .option('--list', 'load and check the case files, print their ids, run nothing', false)
+    .option('--lab-state-dir <dir>', 'state dir of the running lab (provider lab)', labDir)
+    .option('--kube-bin-dir <dir>', 'dir holding kubectl', join(cache, 'bin'))
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   cmd.parse([...argv], { from: 'user' });
@@ -69,7 +81,7 @@ function parse(argv: readonly string[], io: CliIO): Parsed {
 export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps = {}): Promise<number> {
   let o: Parsed;
   try {
-    o = parse(argv, io);
+    o = parse(argv, io, deps.env ?? {}, deps.uid ?? 0);
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
@@ -103,7 +115,11 @@ export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps =
   try {
     const entry = providers[o.provider];
     if (!entry) throw new Error('unknown provider');
-    provider = await entry.create();
+    provider = await entry.create({
+      labStateDir: o.labStateDir,
+      kubeBinDir: o.kubeBinDir,
+      settleMs: o.settleMs,
+    });
   } catch (e) {
     io.err(`provider ${o.provider}: ${(e as Error).message}`);
     return 2;

@@ -12,7 +12,7 @@ runCli(
     err: (l) => process.stderr.write(`${l}\n`),
     isTTY: process.stdout.isTTY,
   },
-  { signal: abort.signal },
+  { signal: abort.signal, env: process.env, uid: process.getuid?.() ?? 1000 },
 ).then(
   (code) => {
     process.exitCode = code;

@@ -1,30 +1,106 @@
-// Providers by name, for the CLI. The lab and kind providers plug in here once they exist: each is
-// a class implementing ClusterProvider (provider.ts); see e2e/README.md for what they must do.
+// Providers by name, for the CLI. A provider is a class implementing ClusterProvider
+// (provider.ts); this file only builds them from CLI options.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from '@antrea-ts/harness';
+import { pino } from 'pino';
 import { E2eError } from '../errors.js';
 import type { ClusterProvider } from '../provider.js';
 import { loadControllerOracle } from './controller-oracle.js';
+import { KubectlObjects } from './kubectl-objects.js';
+import { type LabPodNetwork, LabProvider } from './lab-provider.js';
 import { OracleProvider } from './oracle-provider.js';
 
-export type ProviderFactory = () => Promise<ClusterProvider>;
+export interface ProviderOptions {
+  /** State dir of a running lab (`npm run lab -- up`). */
+  labStateDir: string;
+  /** Dir of the pinned kube binaries (kubectl). */
+  kubeBinDir: string;
+  /** Wait after realization for what reports no status (K8s NetworkPolicies, deletions). */
+  settleMs: number;
+}
+
+export type ProviderFactory = (o: ProviderOptions) => Promise<ClusterProvider>;
+
+/** The slice of @antrea-ts/lab the lab provider uses (the package is typed loosely on purpose: see below). */
+interface LabModule {
+  Lab: { attach(o: { stateDir: string; artifacts: unknown; logger: unknown }): LabPodNetwork & LabHandle };
+  repoArtifacts(root: string, kubeBinDir: string): unknown;
+}
+interface LabHandle {
+  readonly kubeconfigPath: string;
+  /** Throws LAB_NOT_UP when no lab runs from the state dir. */
+  readonly state: unknown;
+}
+
+/** The repository root: the nearest folder up with a package.json declaring workspaces. */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && 'workspaces' in (JSON.parse(readFileSync(pkg, 'utf8')) as object)) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new E2eError('E2E_PROVIDER', 'cannot find the repository root');
+    dir = up;
+  }
+}
+
+async function createLabProvider(o: ProviderOptions): Promise<ClusterProvider> {
+  // Imported by name at run time: the lab package is built by another part of the project, and the
+  // oracle provider and the tests must not depend on it compiling.
+  const name = '@antrea-ts/lab';
+  let mod: LabModule;
+  try {
+    mod = (await import(name)) as LabModule;
+  } catch (cause) {
+    throw new E2eError(
+      'E2E_PROVIDER',
+      `cannot load ${name} (npm run build first?): ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  // Before the logger below makes <state dir>/logs: no lab, no side effect.
+  if (!existsSync(join(o.labStateDir, 'state.json')))
+    throw new E2eError('E2E_PROVIDER', `no lab in ${o.labStateDir} (npm run lab -- up, or --lab-state-dir)`);
+  const logger = pino(
+    { level: 'info', base: { app: 'e2e-cases' } },
+    pino.destination({ dest: join(o.labStateDir, 'logs', 'e2e-cases.log'), mkdir: true, sync: true }),
+  );
+  const lab = mod.Lab.attach({
+    stateDir: o.labStateDir,
+    artifacts: mod.repoArtifacts(repoRoot(), o.kubeBinDir),
+    logger,
+  });
+  void lab.state; // fails now, with the lab's message, when no lab runs
+  const kubectl = join(o.kubeBinDir, 'kubectl');
+  const objects = new KubectlObjects((args, opt) =>
+    run([kubectl, '--kubeconfig', lab.kubeconfigPath, ...args], {
+      ...(opt?.input !== undefined ? { input: opt.input } : {}),
+      timeoutMs: 180_000,
+    }),
+  );
+  return new LabProvider(lab, objects, { settleMs: o.settleMs });
+}
 
 export const PROVIDERS: Record<string, { describe: string; create: ProviderFactory }> = {
+  lab: {
+    describe: 'the running local lab (netns Nodes with antrea-agent; npm run lab -- up)',
+    create: createLabProvider,
+  },
   oracle: {
     describe: "no packets: the controller's policy computation and its connectivity oracle",
     create: async () => new OracleProvider({ oracle: await loadControllerOracle() }),
   },
-  lab: {
-    describe: 'the local lab cluster (netns Nodes running antrea-agent): not available yet',
-    create: () => {
-      throw new E2eError(
-        'E2E_UNSUPPORTED',
-        'the lab provider does not exist yet (the lab cluster is being built); use --provider oracle',
-      );
-    },
-  },
   kind: {
     describe: 'a kind cluster through kubectl exec: not available yet',
     create: () => {
-      throw new E2eError('E2E_UNSUPPORTED', 'the kind provider does not exist yet; use --provider oracle');
+      throw new E2eError(
+        'E2E_UNSUPPORTED',
+        'the kind provider does not exist yet; use --provider lab or oracle',
+      );
     },
   },
 };
