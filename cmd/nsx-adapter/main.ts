@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     statsIntervalMs: options.statsIntervalSeconds * 1000,
     inventoryBatchSize: options.inventoryBatchSize,
     inventoryBatchPeriodMs: options.inventoryBatchPeriodSeconds * 1000,
+    ...(options.bundleFileServer ? { bundleFileServer: options.bundleFileServer } : {}),
   });
 
   const abort = new AbortController();

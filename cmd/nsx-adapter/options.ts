@@ -26,6 +26,14 @@ export interface NsxAdapterOptions {
   readonly inventoryBatchPeriodSeconds: number;
   readonly realizeTimeoutSeconds: number;
   readonly statsIntervalSeconds: number;
+  /** File server for Antrea SupportBundleCollections (agent/controller bundles); none: adapter archive only. */
+  readonly bundleFileServer:
+    | {
+        readonly url: string;
+        readonly authType: 'BearerToken' | 'APIKey' | 'BasicAuthentication';
+        readonly authSecret: { readonly name: string; readonly namespace: string };
+      }
+    | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -92,6 +100,13 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
       positiveInt,
       60,
     )
+    .option('--bundle-file-server <url>', 'file server (sftp://...) for Antrea SupportBundleCollections')
+    .addOption(
+      new Option('--bundle-auth-type <type>', 'file server authentication')
+        .choices(['BearerToken', 'APIKey', 'BasicAuthentication'])
+        .default('BasicAuthentication'),
+    )
+    .option('--bundle-auth-secret <namespace/name>', 'Secret with the file server credentials')
     .option('--stats-interval <seconds>', 'rule statistics report period', positiveInt, 60)
     .addOption(
       new Option('--log-level <level>', 'pino log level')
@@ -118,6 +133,9 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     inventoryBatchPeriod: number;
     realizeTimeout: number;
     statsInterval: number;
+    bundleFileServer?: string;
+    bundleAuthType: 'BearerToken' | 'APIKey' | 'BasicAuthentication';
+    bundleAuthSecret?: string;
     logLevel: NsxAdapterOptions['logLevel'];
   }>();
   const boot = o.bootstrapConfig ? readBootstrap(o.bootstrapConfig) : {};
@@ -130,6 +148,18 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
   if (o.register && !o.cert) throw new AdapterConfigError('--register needs --cert');
   if (Boolean(o.nsxUser) !== Boolean(o.nsxPassword))
     throw new AdapterConfigError('--nsx-user and --nsx-password go together');
+  let bundleFileServer: NsxAdapterOptions['bundleFileServer'];
+  if (o.bundleFileServer) {
+    const [namespace, name, extra] = (o.bundleAuthSecret ?? '').split('/');
+    if (!namespace || !name || extra !== undefined) {
+      throw new AdapterConfigError('--bundle-file-server needs --bundle-auth-secret <namespace>/<name>');
+    }
+    bundleFileServer = Object.freeze({
+      url: o.bundleFileServer,
+      authType: o.bundleAuthType,
+      authSecret: Object.freeze({ name, namespace }),
+    });
+  }
   return Object.freeze({
     nsxUrl,
     clusterName,
@@ -148,6 +178,7 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     inventoryBatchPeriodSeconds: o.inventoryBatchPeriod,
     realizeTimeoutSeconds: o.realizeTimeout,
     statsIntervalSeconds: o.statsInterval,
+    bundleFileServer,
     logLevel: o.logLevel,
   });
 }

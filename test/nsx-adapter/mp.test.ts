@@ -83,6 +83,12 @@ beforeAll(async () => {
     inventoryBatchPeriodMs: 100,
     backoffInitialMs: 100,
     backoffMaxMs: 500,
+    bundleFileServer: {
+      url: 'sftp://files.example.test:22/upload',
+      authType: 'BasicAuthentication',
+      authSecret: { name: 'bundle-auth', namespace: 'kube-system' },
+    },
+    bundleWaitMs: 20_000,
   });
   await adapter.start();
 });
@@ -337,10 +343,40 @@ describe('MP adapter with kube-apiserver and the NSX simulator', () => {
     }
   });
 
-  it('uploads a support bundle archive for an NSX request', async () => {
+  it('asks Antrea for bundles with a SupportBundleCollection and uploads the adapter archive', async () => {
     const req = (await sim.must('POST', '/api/v1/administration/support-bundles?action=collect', {
-      container_nodes: [{ container_type: 'ANTREA', clusters: [{ cluster_id: nodeId }] }],
+      container_nodes: [
+        { container_type: 'ANTREA', clusters: [{ cluster_id: nodeId, nodes: ['worker-1'] }] },
+      ],
+      log_age_limit: 2,
     })) as { request_id: string };
+    const name = `nsx-${req.request_id}`;
+    const sbc = await eventually(
+      async () => getJson(kube, ['get', 'supportbundlecollection', name]),
+      'SupportBundleCollection',
+    );
+    expect(sbc.spec).toEqual({
+      nodes: { nodeNames: ['worker-1'] },
+      expirationMinutes: 60,
+      sinceTime: '48h',
+      fileServer: { url: 'sftp://files.example.test:22/upload' },
+      authentication: {
+        authType: 'BasicAuthentication',
+        authSecret: { name: 'bundle-auth', namespace: 'kube-system' },
+      },
+    });
+    // Stand in for the Antrea controller finishing the collection.
+    await kube.kubectl([
+      'patch',
+      'supportbundlecollection',
+      name,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      yaml({
+        status: { collectedNodes: 1, desiredNodes: 1, conditions: [{ type: 'Completed', status: 'True' }] },
+      }),
+    ]);
     await eventually(
       async () =>
         (
@@ -356,7 +392,20 @@ describe('MP adapter with kube-apiserver and the NSX simulator', () => {
     );
     const tar = gunzipSync(Buffer.from(await res.arrayBuffer()));
     expect(tar.subarray(0, 13).toString()).toBe('manifest.json');
-    expect(tar.toString('latin1')).toContain('clusterinfo/pods.json');
+    const manifest = JSON.parse(
+      tar.subarray(512, 512 + Number.parseInt(tar.subarray(124, 135).toString(), 8)).toString(),
+    );
+    expect(manifest).toMatchObject({
+      request_id: req.request_id,
+      cluster_id: nodeId,
+      antrea_bundles: {
+        collected: true,
+        supportBundleCollection: name,
+        status: { collectedNodes: 1, desiredNodes: 1 },
+      },
+    });
+    expect(manifest.files).toContain('clusterinfo/pods.json');
+    await kube.kubectl(['delete', 'supportbundlecollection', name]);
   });
 
   it('pushes rule statistics of NSX-managed policies', async () => {

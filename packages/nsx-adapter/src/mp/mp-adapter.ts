@@ -1,4 +1,10 @@
-import type { AntreaAgentInfo, AntreaControllerInfo, TraceflowStatus } from '@antrea-ts/apis';
+import type {
+  AntreaAgentInfo,
+  AntreaControllerInfo,
+  SupportBundleCollection,
+  SupportBundleCollectionStatus,
+  TraceflowStatus,
+} from '@antrea-ts/apis';
 import { ANTREA_CONTROLLER_INFO_NAME } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import { Backoff, type Clock, systemClock } from '../clock.js';
@@ -7,7 +13,7 @@ import type { ComponentCondition, ComponentHealth } from '../health.js';
 import type { CrdClient } from '../k8s/kube-crd-client.js';
 import type { InventorySource } from '../k8s/kube-inventory-source.js';
 import type { KubeObject, ManagedCrdStore } from '../k8s/types.js';
-import type { MpChannel } from '../nsx/channels.js';
+import type { MpChannel, SupportBundleRequest } from '../nsx/channels.js';
 import { clusterInfo } from './cluster-health.js';
 import { InventoryReporter } from './inventory-reporter.js';
 import { nsxRuleStatistics, type StatsSource } from './statistics.js';
@@ -36,6 +42,20 @@ export interface MpAdapterOptions {
   inventoryBatchPeriodMs?: number;
   backoffInitialMs?: number;
   backoffMaxMs?: number;
+  /**
+   * Where Antrea agents and the controller upload their bundles. A SupportBundleCollection needs a
+   * file server; without one only the adapter's own archive is produced.
+   */
+  bundleFileServer?: BundleFileServerConfig;
+  /** How long to wait for a SupportBundleCollection before uploading the adapter archive (ms). */
+  bundleWaitMs?: number;
+}
+
+export interface BundleFileServerConfig {
+  /** sftp://host[:port]/path */
+  url: string;
+  authType: 'BearerToken' | 'APIKey' | 'BasicAuthentication';
+  authSecret: { name: string; namespace: string };
 }
 
 /**
@@ -269,7 +289,7 @@ export class MpAdapter {
         for (const b of await this.opts.channel.listSupportBundleRequests('PENDING')) {
           if (this.activeBundles.has(b.request_id)) continue;
           this.activeBundles.add(b.request_id);
-          void this.runSupportBundle(b.request_id).finally(() => this.activeBundles.delete(b.request_id));
+          void this.runSupportBundle(b, signal).finally(() => this.activeBundles.delete(b.request_id));
         }
       } catch (err) {
         if (signal.aborted) return;
@@ -331,14 +351,73 @@ export class MpAdapter {
   }
 
   /**
-   * Support bundle (best effort): an archive with the adapter's own view (health, cluster inventory
-   * summary, monitoring CRs) uploaded to NSX. Agent and controller bundles need Antrea's
-   * SupportBundleCollection with a file server, which NSX does not provide (README, departures).
+   * Asks Antrea for agent/controller bundles with a SupportBundleCollection when a file server is
+   * configured (NSX itself offers none), waits for it up to `bundleWaitMs`, and returns what to put
+   * in the manifest. Best effort: failures are recorded, not thrown.
    */
-  private async runSupportBundle(requestId: string): Promise<void> {
+  private async collectAntreaBundles(
+    req: SupportBundleRequest,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const server = this.opts.bundleFileServer;
+    if (!server) return { collected: false, reason: 'no file server configured for SupportBundleCollection' };
+    const name = `nsx-${req.request_id}`
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .slice(0, 253);
+    const nodes = req.nodes && req.nodes.length > 0 ? { nodeNames: req.nodes } : {};
+    const sbc: SupportBundleCollection = {
+      apiVersion: 'crd.antrea.io/v1alpha1',
+      kind: 'SupportBundleCollection',
+      metadata: { name, labels: { 'ccp-adapter.antrea.tanzu.vmware.com/managedBy': 'mp-adapter' } },
+      spec: {
+        nodes,
+        expirationMinutes: 60,
+        ...(req.log_age_limit ? { sinceTime: `${req.log_age_limit * 24}h` } : {}),
+        fileServer: { url: server.url },
+        authentication: { authType: server.authType, authSecret: server.authSecret },
+      },
+    };
+    try {
+      await this.opts.crds.create('SupportBundleCollection', sbc as unknown as KubeObject);
+      const deadline = this.clock.now() + (this.opts.bundleWaitMs ?? 120_000);
+      let status: SupportBundleCollectionStatus | undefined;
+      while (!signal.aborted && this.clock.now() < deadline) {
+        status = (await this.opts.crds.get('SupportBundleCollection', name))?.status as
+          | SupportBundleCollectionStatus
+          | undefined;
+        const done = status?.conditions?.some(
+          (c) => (c.type === 'Completed' || c.type === 'CollectionFailure') && c.status === 'True',
+        );
+        if (done) break;
+        await this.clock.sleep(1000, signal);
+      }
+      return {
+        collected: true,
+        supportBundleCollection: name,
+        fileServer: server.url,
+        status: status ?? null,
+      };
+    } catch (err) {
+      return {
+        collected: false,
+        supportBundleCollection: name,
+        error: err instanceof Error ? err.message : String(err),
+      };
+    }
+  }
+
+  /**
+   * Support bundle (best effort): an archive with the adapter's own view (health, cluster inventory
+   * summary, monitoring CRs, the SupportBundleCollection outcome) uploaded to NSX. Agent and
+   * controller bundles go to the configured file server through a SupportBundleCollection.
+   */
+  private async runSupportBundle(req: SupportBundleRequest, signal: AbortSignal): Promise<void> {
     const { channel } = this.opts;
+    const requestId = req.request_id;
     try {
       await channel.startSupportBundle(requestId);
+      const antrea = await this.collectAntreaBundles(req, signal);
       const now = this.clock.now();
       const list = (kind: 'Node' | 'Namespace' | 'Pod' | 'Service') =>
         this.opts.inventory
@@ -361,6 +440,7 @@ export class MpAdapter {
         { name: 'clusterinfo/antreacontrollerinfo.json', data: JSON.stringify(controller ?? null, null, 2) },
       ];
       const manifest = {
+        antrea_bundles: antrea,
         cluster: this.opts.clusterName,
         cluster_id: this.clusterUuid,
         request_id: requestId,
