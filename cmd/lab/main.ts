@@ -88,20 +88,10 @@ program
       if (o.demo) {
         const t1 = Date.now();
         await deployDemo(lab);
-        const report = await connectivityMatrix(lab);
         out(
-          `\nDemo (namespaces prod, dev; K8s NetworkPolicy prod/db-allow-web; ACNP deny-dev-to-prod), ${((Date.now() - t1) / 1000).toFixed(1)} s:`,
+          `\nDemo (namespaces prod, dev; K8s NetworkPolicy prod/db-allow-web; ACNP deny-dev-to-prod), deployed in ${((Date.now() - t1) / 1000).toFixed(1)} s:`,
         );
-        const nodeOf = (pod: string) => {
-          const [ns, name] = pod.split('/') as [string, string];
-          return lab.pod(ns, name).node;
-        };
-        out(formatMatrix(report, nodeOf));
-        out(
-          report.matches === report.total
-            ? `All ${report.total} probes as the policies say.`
-            : `${report.matches}/${report.total} probes as the policies say: the others (✗) are not enforced on packets.`,
-        );
+        await printMatrix(lab);
       }
       out(`\nkubectl --kubeconfig ${lab.kubeconfigPath} get pods -A -o wide`);
       out(`Logs: ${lab.layout.logDir}   Status: npm run lab -- status   Remove: npm run lab -- down`);
@@ -208,16 +198,36 @@ program
   .description('print the demo connectivity matrix again (deploys the demo when absent)')
   .action(async (_o: unknown, cmd: Command) => {
     const lab = Lab.attach(labOptions(cmd));
-    if (!lab.state.pods.some((p) => p.namespace === 'prod' && p.name === 'web')) await deployDemo(lab);
-    const report = await connectivityMatrix(lab, { settleMs: 0 });
-    out(
-      formatMatrix(report, (p) => {
-        const [ns, name] = p.split('/') as [string, string];
-        return lab.pod(ns, name).node;
-      }),
-    );
-    out(`${report.matches}/${report.total} probes as the policies say.`);
+    await deployDemo(lab);
+    await printMatrix(lab);
   });
+
+/** Probes the demo matrix and prints it, with what explains the cells that differ. */
+async function printMatrix(lab: Lab): Promise<void> {
+  // Without agents watching the controller nothing will change: a short settle for the first
+  // packets between Nodes, not the full wait for policy realization.
+  const agents = await lab.connectedAgents();
+  const report = await connectivityMatrix(lab, { settleMs: agents ? 20_000 : 3_000 });
+  const nodeOf = (pod: string) => {
+    const [ns, name] = pod.split('/') as [string, string];
+    return lab.pod(ns, name).node;
+  };
+  out(formatMatrix(report, nodeOf));
+  if (report.matches === report.total) {
+    out(`All ${report.total} probes as the policies say.`);
+    return;
+  }
+  out(
+    `${report.matches}/${report.total} probes as the policies say: the others (✗) are not enforced on packets.`,
+  );
+  if (!agents) {
+    out(
+      lab.state.controller
+        ? 'antrea-controller computed the policies (kubectl get acnp shows their desired Nodes), but no antrea-agent is connected to it: enforcement in the agent is not there yet.'
+        : 'antrea-controller is not running: no policy is computed.',
+    );
+  }
+}
 
 function formatStatus(s: LabStatus): string {
   const lines = [

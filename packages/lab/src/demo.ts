@@ -82,8 +82,10 @@ export async function deployDemo(lab: Lab): Promise<void> {
       })),
     ),
   });
+  // Idempotent: `lab demo` completes a demo that is partly there.
+  const existing = new Set(lab.state.pods.map((p) => `${p.namespace}/${p.name}`));
   await Promise.all(
-    PODS.map((p) =>
+    PODS.filter((p) => !existing.has(`${p.namespace}/${p.name}`)).map((p) =>
       lab.createPod({
         namespace: p.namespace,
         name: p.name,

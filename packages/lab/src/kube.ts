@@ -5,7 +5,7 @@ import { freePort, run, TestPki } from '@antrea-ts/harness';
 import { LabError } from './errors.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { APISERVER_PORT, type LabLayout } from './layout.js';
-import { isAlive, spawnDetached } from './processes.js';
+import { isRunning, spawnDetached } from './processes.js';
 import type { ProcessRecord } from './state.js';
 import { waitUntil } from './wait.js';
 
@@ -179,7 +179,7 @@ export function kubectl(
 }
 
 function assertAlive(p: ProcessRecord): void {
-  if (!isAlive(p)) throw new LabError('LAB_START_TIMEOUT', `${p.name} exited; see ${p.log}`);
+  if (!isRunning(p.pid)) throw new LabError('LAB_START_TIMEOUT', `${p.name} exited; see ${p.log}`);
 }
 
 async function portFree(host: string, port: number): Promise<boolean> {

@@ -15,7 +15,7 @@ import { controllerServiceObjects, rbacObjects, toApplyStream } from './manifest
 import { ANTREA_NAMESPACE_NAME, CONTROLLER_API_PORT, CONTROLPLANE_APISERVICE } from './names.js';
 import { createNodeNetwork, deleteNodeNetwork, nodeRecord, startAgent, writeNodeFiles } from './node.js';
 import { type ProbeResult, type ProbeTarget, runProbes } from './probe.js';
-import { isAlive, spawnDetached, stopProcess } from './processes.js';
+import { isAlive, isRunning, spawnDetached, stopProcess } from './processes.js';
 import type { LabState, NodeRecord, PodPort, PodRecord, ProcessRecord } from './state.js';
 import { StateStore } from './state.js';
 import { deleteUnderlay, ensureUnderlay } from './underlay.js';
@@ -344,7 +344,7 @@ export class Lab {
 
   #assertRunning(name: string): void {
     const p = this.store.read()?.processes.find((x) => x.name === name);
-    if (p && !isAlive(p)) throw new LabError('LAB_START_TIMEOUT', `${name} exited; see ${p.log}`);
+    if (p && !isRunning(p.pid)) throw new LabError('LAB_START_TIMEOUT', `${name} exited; see ${p.log}`);
   }
 
   /** Waits for every agent's /readyz, the controller's APIService, and tunnels between Nodes. */
@@ -400,6 +400,22 @@ export class Lab {
       'jsonpath={.status.conditions[?(@.type=="Available")].status}',
     ]).catch(() => '');
     return out.trim() === 'True';
+  }
+
+  /**
+   * Agents connected to antrea-controller, from its AntreaControllerInfo: policies reach the
+   * datapath only through them. Undefined without a controller or before its first report.
+   */
+  async connectedAgents(): Promise<number | undefined> {
+    if (!this.state.controller) return undefined;
+    const out = await this.kubectl([
+      'get',
+      'antreacontrollerinfo',
+      'antrea-controller',
+      '-o',
+      'jsonpath={.connectedAgentNum}',
+    ]).catch(() => '');
+    return out.trim() === '' ? undefined : Number(out.trim());
   }
 
   core(): CoreV1Api {
@@ -566,7 +582,7 @@ export class Lab {
     await waitUntil(
       `servers of Pod ${id} (log: ${log})`,
       async () => {
-        if (!isAlive(server))
+        if (!isRunning(server.pid))
           throw new LabError('LAB_SERVER_FAILED', `servers of ${id} exited: ${readLog(log)}`);
         return readLog(log).includes('"ready":true');
       },

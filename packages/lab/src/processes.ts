@@ -47,16 +47,23 @@ export function cmdlineOf(pid: number): string | undefined {
   }
 }
 
-/** Alive and still ours: not a zombie, and its command line still matches. */
-export function isAlive(record: Pick<ProcessRecord, 'pid' | 'cmdlineMatch'>): boolean {
+/**
+ * The process exists and is not a zombie. Right after spawn this is the check to use: until the
+ * child has exec'd, its command line is still the parent's.
+ */
+export function isRunning(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${record.pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The state letter follows the parenthesised command name, which may itself hold spaces.
-    if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') return false;
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
-  return cmdlineOf(record.pid)?.includes(record.cmdlineMatch) ?? false;
+}
+
+/** Running and still ours: its command line matches (a recycled pid is never taken for ours). */
+export function isAlive(record: Pick<ProcessRecord, 'pid' | 'cmdlineMatch'>): boolean {
+  return isRunning(record.pid) && (cmdlineOf(record.pid)?.includes(record.cmdlineMatch) ?? false);
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. A process already gone is fine. */
