@@ -71,6 +71,8 @@ async function controllerChild(): Promise<void> {
   const addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
   const engine = new PolicyEngine({ networkPolicies, appliedToGroups, addressGroups });
   const registry = new ResourceRegistry();
+  // Time spent converting and queueing store events to watchers (the rest of a change is compute).
+  const fanout = { ms: 0 };
   const api = registerControllerApi(registry, {
     logger,
     networkPolicies,
@@ -79,6 +81,7 @@ async function controllerChild(): Promise<void> {
     reportStatus: () => {},
     stats: new StatsAggregator(networkPolicies, systemClock),
     controllerInfo: () => ({}),
+    observer: { dispatched: (_r, ms) => (fanout.ms += ms) },
   });
   api.start();
   for (const ns of w.namespaces) engine.upsertNamespace(ns);
@@ -167,18 +170,22 @@ async function controllerChild(): Promise<void> {
       const updated: V1Pod = { ...pod, status: { ...pod.status, podIP: ip, podIPs: [{ ip }] } };
       w.pods[idx] = updated;
       const start = now();
+      fanout.ms = 0;
       engine.upsertPod(updated);
       engine.flush();
       send({
         t: 'podip-done',
         i: msg.i,
         start,
+        flushMs: now() - start,
+        fanoutMs: fanout.ms,
         span: [...(addressGroups.get(large.name)?.object.span ?? [])],
       });
     } else if (msg.t === 'stats') {
       send({
         t: 'stats',
         rssPeakMB: (process.resourceUsage().maxRSS * 1024) / MB,
+        cpuS: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
         rssMB: process.memoryUsage().rss / MB,
         heapMB: process.memoryUsage().heapUsed / MB,
         watches: server.watchCount,
@@ -233,7 +240,8 @@ function agentsChild(): void {
         const bytes = agents.reduce((s, a) => s + a.bytesReceived, 0);
         for (const a of agents) a.stop();
         agents = [];
-        process.send!({ t: 'stopped', bytes, rssPeakMB: (process.resourceUsage().maxRSS * 1024) / MB });
+        const cpu = process.cpuUsage();
+        process.send!({ t: 'stopped', bytes, cpuS: (cpu.user + cpu.system) / 1e6 });
         setTimeout(() => process.exit(0), 100);
       }
     },
@@ -250,7 +258,11 @@ function child(role: string): {
   next: (t: string, pred?: (m: Msg) => boolean) => Promise<Msg>;
 } {
   const proc = fork(fileURLToPath(import.meta.url), ['--child', role, ...argv], {
-    execArgv: ['--max-old-space-size=8192'],
+    // --prof-controller writes a V8 CPU profile of the controller process to the working directory.
+    execArgv: [
+      '--max-old-space-size=8192',
+      ...(role === 'controller' && argv.includes('--prof-controller') ? ['--cpu-prof'] : []),
+    ],
   });
   const waiters: { t: string; pred: (m: Msg) => boolean; resolve: (m: Msg) => void }[] = [];
   const listeners: ((m: Msg) => void)[] = [];
@@ -308,7 +320,7 @@ async function parent(): Promise<void> {
     (a.proc as unknown as { listeners: ((m: Msg) => void)[] }).listeners.push(onMsg);
   const t0 = now();
   const per = Math.ceil(nAgents / procs);
-  agentProcs.forEach((a, k) =>
+  for (const [k, a] of agentProcs.entries()) {
     a.proc.send({
       t: 'start',
       port: ready.port,
@@ -316,15 +328,19 @@ async function parent(): Promise<void> {
       from: k * per,
       to: Math.min(nAgents, (k + 1) * per),
       large: large.name,
-    }),
-  );
+    });
+  }
+
   while (synced < nAgents) {
     await new Promise((r) => setTimeout(r, 50));
     if (now() - t0 > 600_000) throw new Error(`only ${synced}/${nAgents} agents synced after 600 s`);
   }
   m('initial_sync_time', (lastSync - t0) / 1000, 's');
-  const afterSync = (await (ctl.proc.send({ t: 'stats' }), ctl.next('stats'))) as Msg;
+  ctl.proc.send({ t: 'stats' });
+  const afterSync = await ctl.next('stats');
   m('controller_rss_after_sync', afterSync.rssMB as number, 'MB');
+  // CPU of the controller up to here: compute plus serving every initial state.
+  m('controller_cpu_until_synced', afterSync.cpuS as number, 's');
 
   // Policy changes: latency until every Node in the policy's span has the policy.
   const lat: number[] = [];
@@ -351,6 +367,8 @@ async function parent(): Promise<void> {
   m('policy_change_latency_max', lat[lat.length - 1] ?? Number.NaN, 'ms');
 
   // One Pod IP change in the large AddressGroup: bytes each agent in its span receives.
+  // Let the last policy deletion's events arrive before counting this change's bytes.
+  await new Promise((r) => setTimeout(r, 500));
   events.length = 0;
   ctl.proc.send({ t: 'podip', i: 0 });
   const ip = await ctl.next('podip-done');
@@ -369,6 +387,8 @@ async function parent(): Promise<void> {
     perAgent.reduce((a, b) => a + b, 0),
     'B',
   );
+  m('pod_ip_change_compute_and_fanout', ip.flushMs as number, 'ms');
+  m('pod_ip_change_fanout_only', ip.fanoutMs as number, 'ms');
   m('pod_ip_change_latency', Math.max(...events.map((e) => e.at as number)) - (ip.start as number), 'ms');
 
   ctl.proc.send({ t: 'stats' });
@@ -376,11 +396,14 @@ async function parent(): Promise<void> {
   m('controller_rss_peak', stats.rssPeakMB as number, 'MB');
   m('controller_watches', stats.watches as number, 'count');
   let wire = 0;
+  let agentCpu = 0;
   for (const a of agentProcs) {
     a.proc.send({ t: 'stop' });
     const s = await a.next('stopped');
     wire += s.bytes as number;
+    agentCpu += s.cpuS as number;
   }
+  m('agents_cpu_total', agentCpu, 's');
   m('agent_bytes_total', wire / MB, 'MB');
   ctl.proc.send({ t: 'exit' });
 

@@ -1,4 +1,10 @@
-import { decodeControlplaneWatchEvent, parseIP, WatchFrameDecoder } from '@antrea-ts/apis';
+import {
+  decodeControlplaneWatchEvent,
+  encodeControlplaneObject,
+  encodeWatchFrame,
+  parseIP,
+  WatchFrameDecoder,
+} from '@antrea-ts/apis';
 import { ApiError } from '@antrea-ts/apiserver';
 import { describe, expect, it } from 'vitest';
 import { protobufCodec } from './protobuf-codec.js';
@@ -36,6 +42,35 @@ describe('protobufCodec', () => {
       metadata: { name: 'p' },
       nodes: [{ nodeName: 'n1', generation: 2 }],
     });
+  });
+
+  it('writes the same bytes as the reference envelope and frame encoders', () => {
+    const np = {
+      kind: 'NetworkPolicy',
+      metadata: { name: 'n'.repeat(200), uid: 'u', resourceVersion: '1' },
+      rules: [],
+      sourceRef: { type: 'K8sNetworkPolicy', namespace: 'x', name: 'p', uid: 'u' },
+    } as const;
+    const ours = protobufCodec.encode(np);
+    expect(
+      Buffer.from(ours).equals(Buffer.from(encodeControlplaneObject('NetworkPolicy', np as never))),
+    ).toBe(true);
+    for (const type of ['ADDED', 'BOOKMARK', 'ERROR'] as const) {
+      const big = new Uint8Array(70_000).fill(7);
+      for (const obj of [ours, big]) {
+        expect(
+          Buffer.from(protobufCodec.frameWatchEvent(type, obj)).equals(
+            Buffer.from(encodeWatchFrame(type, obj)),
+          ),
+        ).toBe(true);
+      }
+    }
+    const status = protobufCodec.encode(ApiError.expired().toStatus() as never);
+    expect(
+      Buffer.from(status).equals(
+        Buffer.from(encodeControlplaneObject('Status', ApiError.expired().toStatus() as never)),
+      ),
+    ).toBe(true);
   });
 
   it('refuses kinds outside the controlplane protobuf definitions with 406', () => {

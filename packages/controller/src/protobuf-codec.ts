@@ -1,20 +1,108 @@
 import {
   CONTENT_TYPE_PROTOBUF,
   CONTENT_TYPE_PROTOBUF_WATCH,
+  CONTROLPLANE_API_VERSION,
   CONTROLPLANE_KINDS,
   type ControlplaneKind,
   decodeControlplaneObject,
-  encodeControlplaneObject,
-  encodeWatchFrame,
+  encodeControlplane,
+  K8S_PROTOBUF_MAGIC,
+  type WatchEventType,
 } from '@antrea-ts/apis';
 import { type ApiCodec, ApiError, type ApiObject } from '@antrea-ts/apiserver';
 
 const KINDS: ReadonlySet<string> = new Set(CONTROLPLANE_KINDS);
+const utf8 = new TextEncoder();
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(out: Uint8Array, pos: number, n: number): number {
+  while (n >= 0x80) {
+    out[pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[pos++] = n;
+  return pos;
+}
+
+/** A length-delimited field with a small tag: tag byte + varint length + bytes. */
+function lenField(tag: number, bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + varintSize(bytes.length) + bytes.length);
+  out[0] = tag;
+  out.set(bytes, writeVarint(out, 1, bytes.length));
+  return out;
+}
+
+// The fixed parts of every envelope and watch frame, built once per kind and event type: with
+// hundreds of thousands of small objects per agent reconnect storm, re-encoding "NetworkPolicy"
+// and "ADDED" to UTF-8 for each one was a visible share of the controller's CPU.
+const envelopeHeads = new Map<string, Uint8Array>();
+function envelopeHead(kind: string): Uint8Array {
+  let head = envelopeHeads.get(kind);
+  if (!head) {
+    const apiVersion = kind === 'Status' ? 'v1' : CONTROLPLANE_API_VERSION;
+    const typeMeta = new Uint8Array([
+      ...lenField(0x0a, utf8.encode(apiVersion)),
+      ...lenField(0x12, utf8.encode(kind)),
+    ]);
+    head = new Uint8Array([...K8S_PROTOBUF_MAGIC, ...lenField(0x0a, typeMeta)]);
+    envelopeHeads.set(kind, head);
+  }
+  return head;
+}
+
+/** "k8s\0" + runtime.Unknown{typeMeta, raw, contentEncoding "", contentType ""}, as apimachinery writes it. */
+function envelope(kind: string, raw: Uint8Array): Uint8Array {
+  const head = envelopeHead(kind);
+  const out = new Uint8Array(head.length + 1 + varintSize(raw.length) + raw.length + 4);
+  out.set(head, 0);
+  let pos = head.length;
+  out[pos++] = 0x12;
+  pos = writeVarint(out, pos, raw.length);
+  out.set(raw, pos);
+  pos += raw.length;
+  out[pos++] = 0x1a;
+  out[pos++] = 0;
+  out[pos++] = 0x22;
+  out[pos++] = 0;
+  return out;
+}
+
+const typeFields = new Map<string, Uint8Array>();
+
+/** 4-byte big-endian length + meta/v1 WatchEvent{type, object: RawExtension{raw}}. */
+function watchFrame(type: WatchEventType, object: Uint8Array): Uint8Array {
+  let typeField = typeFields.get(type);
+  if (!typeField) {
+    typeField = lenField(0x0a, utf8.encode(type));
+    typeFields.set(type, typeField);
+  }
+  const rawExtLen = 1 + varintSize(object.length) + object.length;
+  const size = typeField.length + 1 + varintSize(rawExtLen) + rawExtLen;
+  const out = new Uint8Array(4 + size);
+  new DataView(out.buffer).setUint32(0, size, false);
+  out.set(typeField, 4);
+  let pos = 4 + typeField.length;
+  out[pos++] = 0x12;
+  pos = writeVarint(out, pos, rawExtLen);
+  out[pos++] = 0x0a;
+  pos = writeVarint(out, pos, object.length);
+  out.set(object, pos);
+  return out;
+}
 
 /**
  * application/vnd.kubernetes.protobuf for the controlplane.antrea.io objects, as antrea-agent
  * negotiates it: each object is "k8s\0" + runtime.Unknown{apiVersion, kind, raw}, watch events
- * are length-prefixed meta/v1 WatchEvent frames. The kind comes from the object's `kind` field
+ * are length-prefixed meta/v1 WatchEvent frames (byte-identical to apis' encodeEnvelope and
+ * encodeWatchFrame; the unit test checks). The kind comes from the object's `kind` field
  * (handlers set it), so watch ERROR events (meta/v1 Status) encode too. Kinds the protobuf
  * definitions do not cover (stats.antrea.io, system.antrea.io) are 406: clients of those APIs
  * (kubectl, antctl) ask for JSON.
@@ -28,9 +116,9 @@ export const protobufCodec: ApiCodec = {
       throw ApiError.notAcceptable(['application/json']);
     }
     // The message codec reads only the fields of the message, so apiVersion/kind are ignored.
-    return encodeControlplaneObject(kind as ControlplaneKind, object as never);
+    return envelope(kind, encodeControlplane(kind as ControlplaneKind, object as never));
   },
-  frameWatchEvent: (type, encodedObject) => encodeWatchFrame(type, encodedObject),
+  frameWatchEvent: watchFrame,
   decode(body: Uint8Array): unknown {
     const { kind, object } = decodeControlplaneObject(body);
     return { ...(object as object), kind };

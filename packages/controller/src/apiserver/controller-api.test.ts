@@ -14,6 +14,7 @@ import type { Clock } from '../clock.js';
 import { RamStore } from '../store/ram-store.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
 import { type ControllerApi, registerControllerApi } from './controller-api.js';
+import { diffMembers } from './conversions.js';
 import { StatsAggregator } from './stats-aggregator.js';
 
 const logger = pino({ level: 'silent' });
@@ -38,8 +39,13 @@ class FakeSink implements WatchSink {
     this.events.push({ type, object });
     return true;
   }
-  sendFrame(): boolean {
-    throw new Error('not used');
+  /** Initial events arrive as batches of JSON frames: one line per event. */
+  sendFrame(frame: Uint8Array): boolean {
+    if (this.closed) return false;
+    for (const line of Buffer.from(frame).toString().split('\n')) {
+      if (line) this.events.push(JSON.parse(line) as Sent);
+    }
+    return true;
   }
   get closed(): boolean {
     return this.#abort.signal.aborted;
@@ -397,5 +403,17 @@ describe('controller API handlers', () => {
       ((await statsHandler.list!(request('antreaclusternetworkpolicystats', 'list'))) as { items: unknown[] })
         .items,
     ).toEqual([]);
+  });
+});
+
+describe('diffMembers', () => {
+  it('matches unchanged members by identity and changed ones by key', () => {
+    const a = pod('x', 'a', '10.0.0.1');
+    const b = pod('x', 'b', '10.0.0.2');
+    const bSame = pod('x', 'b', '10.0.0.2');
+    const bMoved = pod('x', 'b', '10.0.0.9');
+    expect(diffMembers([a, b], [a, bSame])).toEqual({ added: [], removed: [] });
+    expect(diffMembers([a, b], [a, bMoved])).toEqual({ added: [bMoved], removed: [b] });
+    expect(diffMembers([a], [])).toEqual({ added: [], removed: [a] });
   });
 });

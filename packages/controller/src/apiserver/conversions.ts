@@ -1,8 +1,7 @@
-import { CONTROLPLANE_API_VERSION, diffGroupMembers } from '@antrea-ts/apis';
+import { CONTROLPLANE_API_VERSION, diffGroupMembers, type GroupMember } from '@antrea-ts/apis';
 import type { ApiObject } from '@antrea-ts/apiserver';
 import {
   appliedToGroupMembers,
-  toAddressGroupPatch,
   toAppliedToGroupPatch,
   toWireAddressGroup,
   toWireAppliedToGroup,
@@ -46,16 +45,45 @@ export const networkPolicyConversion: WireConversion<InternalNetworkPolicy> = {
   modified: (_prev, np, rv) => typed('NetworkPolicy', toWireNetworkPolicy(np, rv)),
 };
 
+/**
+ * diffGroupMembers with an identity pre-pass: the compute core keeps one member object per Pod
+ * until the Pod changes, so in a 100k-member group the unchanged members match by reference and
+ * only the few changed ones need the key comparison (building 200k keys took ~0.4 s per change).
+ */
+export function diffMembers(
+  prev: readonly GroupMember[],
+  curr: readonly GroupMember[],
+): { added: GroupMember[]; removed: GroupMember[] } {
+  if (prev === curr) return { added: [], removed: [] };
+  const unmatched = new Set(prev);
+  const candidates: GroupMember[] = [];
+  for (const m of curr) if (!unmatched.delete(m)) candidates.push(m);
+  if (candidates.length === 0 && unmatched.size === 0) return { added: [], removed: [] };
+  return diffGroupMembers([...unmatched], candidates);
+}
+
+function patch(
+  kind: string,
+  g: { name: string; uid: string },
+  d: { added: GroupMember[]; removed: GroupMember[] },
+  rv: number,
+): ApiObject | undefined {
+  if (d.added.length === 0 && d.removed.length === 0) return undefined;
+  return typed(kind, {
+    metadata: { name: g.name, uid: g.uid, resourceVersion: String(rv) },
+    ...(d.added.length > 0 ? { addedGroupMembers: d.added } : {}),
+    ...(d.removed.length > 0 ? { removedGroupMembers: d.removed } : {}),
+  });
+}
+
 export const addressGroupConversion: WireConversion<InternalAddressGroup> = {
   resource: 'addressgroups',
   kind: 'AddressGroup',
   listKind: 'AddressGroupList',
   perNode: false,
   full: (g, rv) => typed('AddressGroup', toWireAddressGroup(g, rv)),
-  modified(prev, curr, rv) {
-    const patch = toAddressGroupPatch(prev, curr, rv);
-    return patch && typed('AddressGroupPatch', patch);
-  },
+  // One patch per change, shared by every watcher; span-only changes send nothing (like Antrea).
+  modified: (prev, curr, rv) => patch('AddressGroupPatch', curr, diffMembers(prev.members, curr.members), rv),
 };
 
 export const appliedToGroupConversion: WireConversion<InternalAppliedToGroup> = {
@@ -70,12 +98,7 @@ export const appliedToGroupConversion: WireConversion<InternalAppliedToGroup> = 
       return patch && typed('AppliedToGroupPatch', patch);
     }
     // A watcher of every Node gets the patch over all members.
-    const d = diffGroupMembers(appliedToGroupMembers(prev), appliedToGroupMembers(curr));
-    if (d.added.length === 0 && d.removed.length === 0) return undefined;
-    return typed('AppliedToGroupPatch', {
-      metadata: { name: curr.name, uid: curr.uid, resourceVersion: String(rv) },
-      ...(d.added.length > 0 ? { addedGroupMembers: d.added } : {}),
-      ...(d.removed.length > 0 ? { removedGroupMembers: d.removed } : {}),
-    });
+    const d = diffMembers(appliedToGroupMembers(prev), appliedToGroupMembers(curr));
+    return patch('AppliedToGroupPatch', curr, d, rv);
   },
 };
