@@ -52,7 +52,7 @@ async function leftovers(): Promise<string[]> {
   }
   for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     const cmdline = await run(['cat', `/proc/${pid}/cmdline`]).catch(() => '');
-    if (cmdline.includes(STATE_DIR) && Number(pid) !== process.pid) found.push(`process ${pid}`);
+    if (cmdline.includes(`${STATE_DIR}/`) && Number(pid) !== process.pid) found.push(`process ${pid}`);
   }
   if (existsSync(STATE_DIR)) found.push(`dir ${STATE_DIR}`);
   return found;

@@ -24,8 +24,11 @@ export async function removeLeftovers(layout: LabLayout): Promise<string[]> {
       removed.push(`process ${pid} (netns ${ns})`);
     }
   }
-  for (const pid of findProcesses(stateDir)) {
-    await stopProcess({ pid, cmdlineMatch: stateDir }, 3_000);
+  // With the trailing slash: /var/run/antrea-ts-lab must not match another lab's
+  // /var/run/antrea-ts-lab-e2e-8.
+  const needle = `${stateDir.replace(/\/+$/, '')}/`;
+  for (const pid of findProcesses(needle)) {
+    await stopProcess({ pid, cmdlineMatch: needle }, 3_000);
     removed.push(`process ${pid}`);
   }
   for (const ns of netnsList) {
