@@ -1,6 +1,6 @@
 import { type ClientHttp2Session, connect, constants as h2 } from 'node:http2';
 import { fileURLToPath } from 'node:url';
-import { formatIP } from '@antrea-ts/apis';
+import { encodeControlplaneObject, formatIP } from '@antrea-ts/apis';
 import {
   AntreaController,
   type AntreaControllerConfig,
@@ -330,6 +330,50 @@ describe('antrea-controller against a real kube-apiserver', () => {
     expect(sameAsStore(a1)).toBe(true);
     // One small patch, not the group again.
     expect(a1.bytesReceived - before).toBeLessThan(400);
+  });
+
+  it('takes protobuf NodeStatsSummary from an agent and serves the sums in stats.antrea.io', async () => {
+    const np = JSON.parse(await kube.kubectl(['get', '--raw', `${BASE}/networkpolicies`])).items[0];
+    const summary = encodeControlplaneObject('NodeStatsSummary', {
+      metadata: { name: 'n1' },
+      networkPolicies: [
+        { networkPolicy: np.sourceRef, trafficStats: { packets: 10, bytes: 1000, sessions: 2 } },
+      ],
+    } as never);
+    const state = { ca: await antreaCa() };
+    const session = sessionFactory(state)();
+    const post = (token: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = session.request({
+          ':method': 'POST',
+          ':path': `${BASE}/nodestatssummaries`,
+          'content-type': 'application/vnd.kubernetes.protobuf',
+          accept: 'application/vnd.kubernetes.protobuf',
+          authorization: `Bearer ${token}`,
+        });
+        req.on('response', (h) => resolve(Number(h[':status'])));
+        req.on('error', reject);
+        req.resume();
+        req.end(summary);
+      });
+    expect(await post(await agentToken('n1'))).toBe(201);
+    expect(await post(await agentToken('n2'))).toBe(403);
+    const stats = JSON.parse(
+      await kube.kubectl(['get', '--raw', '/apis/stats.antrea.io/v1alpha1/namespaces/x/networkpolicystats']),
+    );
+    expect(stats.items).toEqual([
+      expect.objectContaining({
+        kind: 'NetworkPolicyStats',
+        metadata: expect.objectContaining({ name: 'allow-b', namespace: 'x' }),
+        trafficStats: { packets: 10, bytes: 1000, sessions: 2 },
+      }),
+    ]);
+    session.close();
+    const metrics = await controller.metricsRegistry.metrics();
+    expect(metrics).toMatch(/antrea_controller_connected_agents [1-9]/);
+    expect(metrics).toMatch(
+      /antrea_controller_network_policy_sync_duration_seconds_count\{phase="flush"\} [1-9]/,
+    );
   });
 
   it('refuses a Node-bound token the watch of another Node (403)', async () => {
