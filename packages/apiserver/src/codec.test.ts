@@ -34,6 +34,14 @@ describe('negotiate', () => {
 });
 
 describe('jsonCodec', () => {
+  it('encodes byte fields as base64 like Go, whether Uint8Array or Buffer', () => {
+    const ip = new Uint8Array([10, 244, 1, 2]);
+    const object = { kind: 'AddressGroup', groupMembers: [{ ips: [ip] }], other: Buffer.from([0xfd, 0]) };
+    const decoded = JSON.parse(new TextDecoder().decode(jsonCodec.encode(object)));
+    expect(decoded.groupMembers[0].ips).toEqual(['CvQBAg==']);
+    expect(decoded.other).toBe('/QA=');
+  });
+
   it('frames watch events as newline-delimited JSON that decodes to type and object', () => {
     const frame = jsonCodec.frameWatchEvent('MODIFIED', jsonCodec.encode({ kind: 'X', a: 1 }));
     const text = new TextDecoder().decode(frame);

@@ -27,11 +27,23 @@ const utf8 = new TextEncoder();
 const EVENT_PREFIX = new Map(WATCH_EVENT_TYPES.map((t) => [t, utf8.encode(`{"type":"${t}","object":`)]));
 const EVENT_SUFFIX = utf8.encode('}\n');
 
+/**
+ * Byte fields (IPs in controlplane objects are Go []byte) encode as base64 strings, as Go's
+ * encoding/json does, so Go clients and `kubectl get --raw` read the same JSON Antrea serves. The
+ * original value is read from the holder because Buffer's toJSON runs before a replacer sees it.
+ */
+function goJsonReplacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Uint8Array
+    ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64')
+    : value;
+}
+
 /** application/json; watch events are newline-delimited `{"type":..,"object":..}` like kube-apiserver. */
 export const jsonCodec: ApiCodec = {
   mediaType: 'application/json',
   streamContentType: 'application/json;stream=watch',
-  encode: (object) => utf8.encode(JSON.stringify(object)),
+  encode: (object) => utf8.encode(JSON.stringify(object, goJsonReplacer)),
   frameWatchEvent(type, encodedObject) {
     const prefix = EVENT_PREFIX.get(type)!;
     const out = new Uint8Array(prefix.length + encodedObject.length + EVENT_SUFFIX.length);
