@@ -1,5 +1,8 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { type ClientHttp2Session, connect, constants as h2 } from 'node:http2';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { encodeControlplaneObject, formatIP } from '@antrea-ts/apis';
 import {
   AntreaController,
@@ -36,6 +39,8 @@ const crdDir = fileURLToPath(new URL('../../build/crds/', import.meta.url));
 let kube: KubeCluster;
 let core: CoreV1Api;
 let controller: AntreaController;
+let binary: ChildProcess | undefined;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let port: number;
 const link = `ats${uniqueTag()}`;
 const sessions = new Set<ClientHttp2Session>();
@@ -240,6 +245,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (binary && binary.exitCode === null) binary.kill('SIGKILL');
   for (const a of agents) a.stop();
   for (const s of sessions) s.destroy();
   await controller?.stop();
@@ -450,5 +456,46 @@ describe('antrea-controller against a real kube-apiserver', () => {
     for (const n of ['n1', 'n2', 'n3']) expect(after[n]).toEqual(cidrsBefore[n]);
     const all = Object.values(after).map((v) => v[0]);
     expect(new Set(all).size).toBe(all.length);
+  });
+  it('runs as the antrea-controller binary: flags, serves the same state, exits 0 on SIGTERM', async () => {
+    const a1 = agents.find((a) => a.node === 'n1')!;
+    await waitFor('n1 agent converged', async () => sameAsStore(a1), 30_000);
+    const before = JSON.stringify(digestAgentState(a1.state));
+    await controller.stop();
+    const bytesAtStop = a1.bytesReceived;
+    await promisify(execFile)('npx', ['tsc', '-b', 'cmd/antrea-controller'], { cwd: ROOT });
+    const log: string[] = [];
+    binary = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'dist/cmd/antrea-controller/main.js'),
+        `--kubeconfig=${kube.kubeconfigPath}`,
+        `--bind-address=${SERVER_IP}`,
+        `--api-port=${port}`,
+        '--enable-node-ipam',
+        '--cluster-cidrs=10.244.0.0/16,fd00:10:244::/56',
+        '--log-level=info',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    binary.stdout!.on('data', (c: Buffer) => log.push(c.toString()));
+    binary.stderr!.on('data', (c: Buffer) => log.push(c.toString()));
+    const exited = new Promise<number | null>((resolve) => binary!.on('exit', (code) => resolve(code)));
+    await waitFor(
+      'binary serves the agents',
+      async () => {
+        if (binary!.exitCode !== null) throw new Error(`antrea-controller exited:\n${log.join('')}`);
+        return (
+          a1.fullySynced && a1.synced.size === 3 && JSON.stringify(digestAgentState(a1.state)) === before
+        );
+      },
+      60_000,
+      200,
+    );
+    const list = JSON.parse(await kube.kubectl(['get', '--raw', `${BASE}/networkpolicies`]));
+    expect(list.items).toHaveLength(1);
+    binary.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(log.join('')).toContain('antrea-controller stopped');
   });
 });
