@@ -34,6 +34,8 @@ export interface LabArtifacts {
   probe: string;
   /** build/crds */
   crdDir: string;
+  /** build/yamls/antrea.yml: the lab applies its service accounts and RBAC. */
+  manifest: string;
   /** Dir of kube-apiserver, kube-controller-manager and kubectl. */
   kubeBinDir: string;
 }
@@ -48,6 +50,7 @@ export function repoArtifacts(root: string, kubeBinDir: string): LabArtifacts {
     serve: join(root, 'e2e/framework/agent-tools/serve.mjs'),
     probe: join(root, 'e2e/framework/agent-tools/probe.mjs'),
     crdDir: join(root, 'build/crds'),
+    manifest: join(root, 'build/yamls/antrea.yml'),
     kubeBinDir,
   };
 }
@@ -172,7 +175,12 @@ export class Lab {
     const count = options.nodes ?? DEFAULT_NODE_COUNT;
     const clusterCidr = options.clusterCidr ?? DEFAULT_CLUSTER_CIDR;
     const withController = (options.controller ?? true) && this.#artifacts.controllerMain !== undefined;
-    for (const f of [this.#artifacts.agentMain, this.#artifacts.cniLauncher, this.#artifacts.serve]) {
+    for (const f of [
+      this.#artifacts.agentMain,
+      this.#artifacts.cniLauncher,
+      this.#artifacts.serve,
+      this.#artifacts.manifest,
+    ]) {
       if (!existsSync(f)) throw new LabError('LAB_MISSING_BINARY', `${f} is missing: build the project`);
     }
     mkdirSync(this.layout.logDir, { recursive: true });
@@ -213,7 +221,7 @@ export class Lab {
     await this.kubectl(['apply', '--server-side', '-f', this.#artifacts.crdDir]);
     await this.kubectl(['apply', '--server-side', '-f', '-'], {
       input: toApplyStream([
-        ...rbacObjects(),
+        ...rbacObjects(this.#artifacts.manifest),
         ...controllerServiceObjects(this.layout.hostIp, CONTROLLER_API_PORT),
       ]),
     });

@@ -1,97 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { ANTREA_NAMESPACE_NAME, CONTROLLER_SERVICE } from './names.js';
 
 /**
- * The Kubernetes objects the lab installs besides the CRDs: service accounts and least-privilege-ish
- * RBAC for the agent and the controller (the rules of Antrea's antrea.yml, trimmed to what Antrea-TS
- * uses), and the Service + Endpoints and EndpointSlice in front of the controller that the APIService names: the
- * controller runs on the host, so the endpoints point at the underlay host address.
+ * The Kubernetes objects the lab installs besides the CRDs: the deployment's service accounts and
+ * RBAC, and the Service + Endpoints and EndpointSlice in front of the controller that the
+ * APIServices name: the controller runs on the host, so the endpoints point at the underlay host
+ * address.
  */
 type Obj = Record<string, unknown>;
 
-const rule = (apiGroups: string[], resources: string[], verbs: string[]) => ({ apiGroups, resources, verbs });
-const READ = ['get', 'list', 'watch'];
+const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
-export const AGENT_RULES = [
-  rule([''], ['nodes', 'pods', 'namespaces', 'services', 'endpoints'], READ),
-  rule([''], ['configmaps'], READ),
-  rule(['discovery.k8s.io'], ['endpointslices'], READ),
-  rule(['networking.k8s.io'], ['networkpolicies'], READ),
-  rule(['crd.antrea.io'], ['antreaagentinfos'], ['get', 'create', 'update', 'patch', 'delete']),
-  rule(
-    ['crd.antrea.io'],
-    ['traceflows', 'traceflows/status', 'egresses', 'externalippools'],
-    [...READ, 'patch', 'update'],
-  ),
-  rule(
-    ['controlplane.antrea.io'],
-    ['networkpolicies', 'appliedtogroups', 'addressgroups', 'egressgroups'],
-    READ,
-  ),
-  rule(['controlplane.antrea.io'], ['networkpolicies/status', 'nodestatssummaries'], ['create', 'get']),
-  rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
-  rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
-  rule(['events.k8s.io', ''], ['events'], ['create', 'patch']),
-];
-
-export const CONTROLLER_RULES = [
-  rule([''], ['pods', 'namespaces', 'services', 'endpoints'], READ),
-  rule([''], ['nodes'], [...READ, 'patch', 'update']),
-  rule([''], ['configmaps'], [...READ, 'create', 'update', 'patch']),
-  rule(['discovery.k8s.io'], ['endpointslices'], READ),
-  rule(['networking.k8s.io'], ['networkpolicies'], READ),
-  rule(['crd.antrea.io'], ['*'], ['*']),
-  rule(['apiregistration.k8s.io'], ['apiservices'], [...READ, 'create', 'update', 'patch']),
-  rule(
-    ['admissionregistration.k8s.io'],
-    ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
-    [...READ, 'update', 'patch'],
-  ),
-  rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
-  rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
-  rule(['events.k8s.io', ''], ['events'], ['create', 'patch']),
-];
-
-function serviceAccount(name: string): Obj {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ANTREA_NAMESPACE_NAME } };
-}
-
-function clusterRole(name: string, rules: unknown[]): Obj {
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules };
-}
-
-function clusterRoleBinding(name: string, role: string, sa: string): Obj {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-    subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ANTREA_NAMESPACE_NAME }],
-  };
-}
-
-export function rbacObjects(): Obj[] {
-  return [
-    serviceAccount('antrea-agent'),
-    serviceAccount('antrea-controller'),
-    clusterRole('antrea-agent', AGENT_RULES),
-    clusterRole('antrea-controller', CONTROLLER_RULES),
-    clusterRoleBinding('antrea-agent', 'antrea-agent', 'antrea-agent'),
-    clusterRoleBinding('antrea-controller', 'antrea-controller', 'antrea-controller'),
-    // Delegated authentication and authorization, as every extension API server needs.
-    clusterRoleBinding('antrea-controller-auth-delegator', 'system:auth-delegator', 'antrea-controller'),
-    clusterRoleBinding('antrea-agent-auth-delegator', 'system:auth-delegator', 'antrea-agent'),
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'antrea-controller-authentication-reader', namespace: 'kube-system' },
-      roleRef: {
-        apiGroup: 'rbac.authorization.k8s.io',
-        kind: 'Role',
-        name: 'extension-apiserver-authentication-reader',
-      },
-      subjects: [{ kind: 'ServiceAccount', name: 'antrea-controller', namespace: ANTREA_NAMESPACE_NAME }],
-    },
-  ];
+/**
+ * The service accounts and RBAC of the deployment manifest (build/yamls/antrea.yml, generated from
+ * build/manifests/source.mjs), so the lab runs the agent and controller with exactly the
+ * permissions a cluster gives them: a missing rule shows up in the lab first.
+ */
+export function rbacObjects(manifest: string): Obj[] {
+  return parseAllDocuments(readFileSync(manifest, 'utf8'))
+    .map((d) => d.toJSON() as Obj | null)
+    .filter((o): o is Obj => o !== null && RBAC_KINDS.has(String(o['kind'])));
 }
 
 /** The Service the APIServices name, backed by a hand-made Endpoints at the controller's address. */

@@ -1,0 +1,431 @@
+// @ts-check
+// The one source of Antrea-TS's deployment: every object of build/yamls/antrea.yml and of the Helm
+// chart build/charts/antrea is described here once, as a function of the chart's values. generate.mjs
+// calls it twice: with a renderer that substitutes the defaults (the plain manifest) and with one
+// that leaves Helm expressions (the chart templates).
+//
+// Names and numbers are Antrea's (docs/architecture.md): kube-system, antrea-agent/antrea-controller,
+// Service antrea, APIServices v1beta2.controlplane.antrea.io etc., ports 10349/10350, br-int.
+
+/** The chart's values.yaml: what a user tunes. */
+export const DEFAULT_VALUES = {
+  image: { repository: 'antrea-ts/antrea', tag: 'latest', pullPolicy: 'IfNotPresent' },
+  trafficEncapMode: 'encap',
+  tunnelType: 'geneve',
+  noSNAT: false,
+  featureGates: { AntreaPolicy: true },
+  nodeIPAM: { enable: false, clusterCIDRs: ['10.244.0.0/16'] },
+  logLevel: 'info',
+  cni: { confDir: '/etc/cni/net.d', binDir: '/opt/cni/bin' },
+  agent: { resources: { requests: { cpu: '200m', memory: '256Mi' } } },
+  ovs: { resources: { requests: { cpu: '200m', memory: '128Mi' } } },
+  controller: { resources: { requests: { cpu: '200m', memory: '256Mi' } } },
+};
+
+const NS = 'kube-system';
+const READ = ['get', 'list', 'watch'];
+/** @param {string[]} apiGroups @param {string[]} resources @param {string[]} verbs */
+const rule = (apiGroups, resources, verbs) => ({ apiGroups, resources, verbs });
+
+/**
+ * Least privilege per component: what each one reads, watches and writes (Antrea's antrea.yml,
+ * trimmed to what Antrea-TS does). The lab applies these same roles, so they are exercised.
+ */
+export const AGENT_RULES = [
+  rule([''], ['nodes', 'pods', 'namespaces', 'services', 'endpoints'], READ),
+  rule([''], ['configmaps'], READ),
+  rule(['discovery.k8s.io'], ['endpointslices'], READ),
+  rule(['networking.k8s.io'], ['networkpolicies'], READ),
+  rule(['crd.antrea.io'], ['antreaagentinfos'], ['get', 'create', 'update', 'patch', 'delete']),
+  rule(
+    ['crd.antrea.io'],
+    ['traceflows', 'traceflows/status', 'egresses', 'externalippools'],
+    [...READ, 'patch', 'update'],
+  ),
+  rule(
+    ['controlplane.antrea.io'],
+    ['networkpolicies', 'appliedtogroups', 'addressgroups', 'egressgroups'],
+    READ,
+  ),
+  rule(['controlplane.antrea.io'], ['networkpolicies/status', 'nodestatssummaries'], ['create', 'get']),
+  rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+  rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
+  rule(['events.k8s.io', ''], ['events'], ['create', 'patch']),
+];
+
+export const CONTROLLER_RULES = [
+  rule([''], ['pods', 'namespaces', 'services', 'endpoints'], READ),
+  rule([''], ['nodes'], [...READ, 'patch', 'update']),
+  rule([''], ['configmaps'], [...READ, 'create', 'update', 'patch']),
+  rule(['discovery.k8s.io'], ['endpointslices'], READ),
+  rule(['networking.k8s.io'], ['networkpolicies'], READ),
+  rule(['crd.antrea.io'], ['*'], ['*']),
+  rule(['apiregistration.k8s.io'], ['apiservices'], [...READ, 'create', 'update', 'patch']),
+  rule(
+    ['admissionregistration.k8s.io'],
+    ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+    [...READ, 'update', 'patch'],
+  ),
+  rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+  rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
+  rule(['events.k8s.io', ''], ['events'], ['create', 'patch']),
+];
+
+/**
+ * @typedef {object} Renderer
+ * @property {(path: string) => string} scalar  a value inside text or a plain field
+ * @property {(path: string) => unknown} block  an object field (resources)
+ * @property {(helm: string, rendered: string) => string} text  literal text per mode
+ */
+
+/** @param {Renderer} r */
+function agentConf(r) {
+  return [
+    '# antrea-agent.conf (keys as in Antrea).',
+    r.text(
+      'featureGates:\n{{- range $k, $v := .Values.featureGates }}\n  {{ $k }}: {{ $v }}\n{{- end }}',
+      `featureGates:\n${Object.entries(DEFAULT_VALUES.featureGates)
+        .map(([k, v]) => `  ${k}: ${v}`)
+        .join('\n')}`,
+    ),
+    'ovsBridge: br-int',
+    'ovsDatapathType: system',
+    'hostGateway: antrea-gw0',
+    `trafficEncapMode: ${r.scalar('trafficEncapMode')}`,
+    `tunnelType: ${r.scalar('tunnelType')}`,
+    `noSNAT: ${r.scalar('noSNAT')}`,
+    'apiPort: 10350',
+    '',
+  ].join('\n');
+}
+
+/** @param {Renderer} r */
+function controllerConf(r) {
+  return [
+    '# antrea-controller.conf (keys as in Antrea).',
+    r.text(
+      'featureGates:\n{{- range $k, $v := .Values.featureGates }}\n  {{ $k }}: {{ $v }}\n{{- end }}',
+      `featureGates:\n${Object.entries(DEFAULT_VALUES.featureGates)
+        .map(([k, v]) => `  ${k}: ${v}`)
+        .join('\n')}`,
+    ),
+    'apiPort: 10349',
+    'selfSignedCert: true',
+    'nodeIPAM:',
+    `  enableNodeIPAM: ${r.scalar('nodeIPAM.enable')}`,
+    r.text(
+      '  clusterCIDRs: {{ toJson .Values.nodeIPAM.clusterCIDRs }}',
+      `  clusterCIDRs: ${JSON.stringify(DEFAULT_VALUES.nodeIPAM.clusterCIDRs)}`,
+    ),
+    '',
+  ].join('\n');
+}
+
+const CNI_CONFLIST = `${JSON.stringify(
+  {
+    cniVersion: '1.0.0',
+    name: 'antrea',
+    plugins: [
+      { type: 'antrea', ipam: { type: 'host-local' } },
+      { type: 'portmap', capabilities: { portMappings: true } },
+      { type: 'bandwidth', capabilities: { bandwidth: true } },
+    ],
+  },
+  null,
+  2,
+)}\n`;
+
+/** @param {string} name */
+const sa = (name) => ({
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name, namespace: NS, labels: { app: 'antrea' } },
+});
+/** @param {string} name @param {unknown[]} rules */
+const clusterRole = (name, rules) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: { name, labels: { app: 'antrea' } },
+  rules,
+});
+/** @param {string} name @param {string} kind @param {string} role @param {string} subject @param {string} [namespace] */
+const binding = (name, kind, role, subject, namespace) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: namespace ? 'RoleBinding' : 'ClusterRoleBinding',
+  metadata: { name, labels: { app: 'antrea' }, ...(namespace ? { namespace } : {}) },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: role },
+  subjects: [{ kind: 'ServiceAccount', name: subject, namespace: NS }],
+});
+
+/** Service accounts and RBAC: also what the lab applies. */
+export function rbacObjects() {
+  return [
+    sa('antrea-agent'),
+    sa('antrea-controller'),
+    clusterRole('antrea-agent', AGENT_RULES),
+    clusterRole('antrea-controller', CONTROLLER_RULES),
+    binding('antrea-agent', 'ClusterRole', 'antrea-agent', 'antrea-agent'),
+    binding('antrea-controller', 'ClusterRole', 'antrea-controller', 'antrea-controller'),
+    // Delegated authentication and authorization, as every extension API server needs.
+    binding('antrea-controller-auth-delegator', 'ClusterRole', 'system:auth-delegator', 'antrea-controller'),
+    binding('antrea-agent-auth-delegator', 'ClusterRole', 'system:auth-delegator', 'antrea-agent'),
+    binding(
+      'antrea-controller-authentication-reader',
+      'Role',
+      'extension-apiserver-authentication-reader',
+      'antrea-controller',
+      'kube-system',
+    ),
+  ];
+}
+
+/** @param {Renderer} r */
+function image(r) {
+  return r.text(
+    '{{ .Values.image.repository }}:{{ .Values.image.tag }}',
+    `${DEFAULT_VALUES.image.repository}:${DEFAULT_VALUES.image.tag}`,
+  );
+}
+
+const fieldEnv = [
+  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+  { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+];
+
+/** @param {string} name @param {string} path @param {string} [type] */
+const hostPath = (name, path, type) => ({ name, hostPath: { path, ...(type ? { type } : {}) } });
+
+/** @param {Renderer} r */
+function controllerDeployment(r) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: 'antrea-controller',
+      namespace: NS,
+      labels: { app: 'antrea', component: 'antrea-controller' },
+    },
+    spec: {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: { app: 'antrea', component: 'antrea-controller' } },
+      template: {
+        metadata: { labels: { app: 'antrea', component: 'antrea-controller' } },
+        spec: {
+          // Agents reach the controller before any Pod network exists: host network, as in Antrea.
+          hostNetwork: true,
+          priorityClassName: 'system-cluster-critical',
+          serviceAccountName: 'antrea-controller',
+          nodeSelector: { 'kubernetes.io/os': 'linux' },
+          tolerations: [
+            { key: 'CriticalAddonsOnly', operator: 'Exists' },
+            { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
+          ],
+          containers: [
+            {
+              name: 'antrea-controller',
+              image: image(r),
+              imagePullPolicy: r.scalar('image.pullPolicy'),
+              command: ['antrea-controller'],
+              args: ['--config=/etc/antrea/antrea-controller.conf', `--log-level=${r.scalar('logLevel')}`],
+              env: fieldEnv,
+              ports: [{ name: 'api', containerPort: 10349, protocol: 'TCP' }],
+              readinessProbe: {
+                httpGet: { host: '127.0.0.1', path: '/readyz', port: 'api', scheme: 'HTTPS' },
+                periodSeconds: 10,
+              },
+              livenessProbe: {
+                httpGet: { host: '127.0.0.1', path: '/livez', port: 'api', scheme: 'HTTPS' },
+                periodSeconds: 10,
+                failureThreshold: 5,
+              },
+              resources: r.block('controller.resources'),
+              volumeMounts: [
+                {
+                  name: 'antrea-config',
+                  mountPath: '/etc/antrea/antrea-controller.conf',
+                  subPath: 'antrea-controller.conf',
+                  readOnly: true,
+                },
+              ],
+            },
+          ],
+          volumes: [{ name: 'antrea-config', configMap: { name: 'antrea-config' } }],
+        },
+      },
+    },
+  };
+}
+
+/** @param {Renderer} r */
+function agentDaemonSet(r) {
+  const run = { name: 'host-var-run-antrea', mountPath: '/var/run/antrea' };
+  const ovsRun = { name: 'host-var-run-openvswitch', mountPath: '/var/run/openvswitch' };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'antrea-agent', namespace: NS, labels: { app: 'antrea', component: 'antrea-agent' } },
+    spec: {
+      selector: { matchLabels: { app: 'antrea', component: 'antrea-agent' } },
+      updateStrategy: { type: 'RollingUpdate' },
+      template: {
+        metadata: { labels: { app: 'antrea', component: 'antrea-agent' } },
+        spec: {
+          hostNetwork: true,
+          priorityClassName: 'system-node-critical',
+          serviceAccountName: 'antrea-agent',
+          nodeSelector: { 'kubernetes.io/os': 'linux' },
+          tolerations: [{ operator: 'Exists' }],
+          initContainers: [
+            {
+              // Puts the conflist in the kubelet's CNI conf dir and the plugin (a launcher with its
+              // own Node.js runtime) in the CNI bin dir, then loads the openvswitch module.
+              name: 'install-cni',
+              image: image(r),
+              imagePullPolicy: r.scalar('image.pullPolicy'),
+              command: ['install-cni'],
+              securityContext: { privileged: true },
+              volumeMounts: [
+                {
+                  name: 'antrea-config',
+                  mountPath: '/etc/antrea/antrea-cni.conflist',
+                  subPath: 'antrea-cni.conflist',
+                  readOnly: true,
+                },
+                { name: 'host-cni-conf', mountPath: '/host/etc/cni/net.d' },
+                { name: 'host-cni-bin', mountPath: '/host/opt/cni/bin' },
+                { name: 'host-lib-modules', mountPath: '/lib/modules', readOnly: true },
+                run,
+              ],
+            },
+          ],
+          containers: [
+            {
+              name: 'antrea-agent',
+              image: image(r),
+              imagePullPolicy: r.scalar('image.pullPolicy'),
+              command: ['antrea-agent'],
+              args: ['--config=/etc/antrea/antrea-agent.conf', `--log-level=${r.scalar('logLevel')}`],
+              env: fieldEnv,
+              securityContext: { privileged: true },
+              readinessProbe: {
+                httpGet: { host: '127.0.0.1', path: '/readyz', port: 10350 },
+                periodSeconds: 10,
+                failureThreshold: 5,
+              },
+              livenessProbe: {
+                httpGet: { host: '127.0.0.1', path: '/livez', port: 10350 },
+                periodSeconds: 10,
+                failureThreshold: 5,
+              },
+              resources: r.block('agent.resources'),
+              volumeMounts: [
+                {
+                  name: 'antrea-config',
+                  mountPath: '/etc/antrea/antrea-agent.conf',
+                  subPath: 'antrea-agent.conf',
+                  readOnly: true,
+                },
+                run,
+                ovsRun,
+                { name: 'host-cni-bin', mountPath: '/opt/cni/bin', readOnly: true },
+                { name: 'host-var-lib-cni', mountPath: '/var/lib/cni' },
+                { name: 'xtables-lock', mountPath: '/run/xtables.lock' },
+                { name: 'host-proc', mountPath: '/host/proc', readOnly: true },
+                {
+                  name: 'host-var-run-netns',
+                  mountPath: '/var/run/netns',
+                  mountPropagation: 'HostToContainer',
+                },
+              ],
+            },
+            {
+              name: 'antrea-ovs',
+              image: image(r),
+              imagePullPolicy: r.scalar('image.pullPolicy'),
+              command: ['start-ovs'],
+              securityContext: { privileged: true },
+              resources: r.block('ovs.resources'),
+              livenessProbe: {
+                exec: { command: ['ovs-appctl', 'version'] },
+                periodSeconds: 10,
+                failureThreshold: 5,
+              },
+              volumeMounts: [
+                ovsRun,
+                { name: 'host-var-lib-openvswitch', mountPath: '/var/lib/openvswitch' },
+                { name: 'host-var-log-openvswitch', mountPath: '/var/log/openvswitch' },
+                { name: 'host-lib-modules', mountPath: '/lib/modules', readOnly: true },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'antrea-config', configMap: { name: 'antrea-config' } },
+            hostPath('host-cni-conf', r.scalar('cni.confDir')),
+            hostPath('host-cni-bin', r.scalar('cni.binDir')),
+            hostPath('host-var-run-antrea', '/var/run/antrea', 'DirectoryOrCreate'),
+            hostPath('host-var-run-openvswitch', '/var/run/openvswitch', 'DirectoryOrCreate'),
+            hostPath('host-var-lib-openvswitch', '/var/lib/openvswitch', 'DirectoryOrCreate'),
+            hostPath('host-var-log-openvswitch', '/var/log/openvswitch', 'DirectoryOrCreate'),
+            hostPath('host-var-lib-cni', '/var/lib/cni', 'DirectoryOrCreate'),
+            hostPath('host-var-run-netns', '/var/run/netns', 'DirectoryOrCreate'),
+            hostPath('host-lib-modules', '/lib/modules'),
+            hostPath('host-proc', '/proc'),
+            hostPath('xtables-lock', '/run/xtables.lock', 'FileOrCreate'),
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** @param {string} version @param {string} group */
+const apiService = (version, group) => ({
+  apiVersion: 'apiregistration.k8s.io/v1',
+  kind: 'APIService',
+  metadata: { name: `${version}.${group}`, labels: { app: 'antrea' } },
+  spec: {
+    group,
+    version,
+    service: { name: 'antrea', namespace: NS, port: 443 },
+    // The controller publishes its self-signed CA here (and in the antrea-ca ConfigMap).
+    insecureSkipTLSVerify: false,
+    groupPriorityMinimum: 100,
+    versionPriority: 100,
+  },
+});
+
+/**
+ * Every object of a deployment, in apply order (CRDs come from build/crds separately).
+ * @param {Renderer} r
+ */
+export function objects(r) {
+  return [
+    ...rbacObjects(),
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'antrea-config', namespace: NS, labels: { app: 'antrea' } },
+      data: {
+        'antrea-agent.conf': agentConf(r),
+        'antrea-controller.conf': controllerConf(r),
+        'antrea-cni.conflist': CNI_CONFLIST,
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'antrea', namespace: NS, labels: { app: 'antrea' } },
+      spec: {
+        selector: { app: 'antrea', component: 'antrea-controller' },
+        ports: [{ port: 443, protocol: 'TCP', targetPort: 'api' }],
+      },
+    },
+    apiService('v1beta2', 'controlplane.antrea.io'),
+    apiService('v1beta1', 'system.antrea.io'),
+    apiService('v1alpha1', 'stats.antrea.io'),
+    controllerDeployment(r),
+    agentDaemonSet(r),
+  ];
+}
