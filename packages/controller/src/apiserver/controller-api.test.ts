@@ -309,6 +309,12 @@ describe('controller API handlers', () => {
     expect(types(s.take())).toEqual(['BOOKMARK:']);
     nps.put(np('p3', ['n1']));
     expect(types(s.take())).toEqual(['ADDED:p3']);
+    // A watch-list client learns where the initial events end.
+    const wl = await watch('networkpolicies', 'sendInitialEvents=true&resourceVersionMatch=NotOlderThan');
+    expect(wl.take().at(-1)).toMatchObject({
+      type: 'BOOKMARK',
+      object: { metadata: { resourceVersion: '3', annotations: { 'k8s.io/initial-events-end': 'true' } } },
+    });
   });
 
   it('forgets a watcher that was closed (too slow) and keeps serving the others', async () => {

@@ -119,7 +119,7 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
    * replacing its state), then live events until the sink closes. `initialEvents` false (a watch
    * resumed at the current resourceVersion) skips the ADDED events.
    */
-  watch(scope: WatchScope, sink: WatchSink, initialEvents = true): void {
+  watch(scope: WatchScope, sink: WatchSink, initialEvents = true, watchList = false): void {
     if (!this.#unsubscribe) this.start();
     // The initial state goes out as a few large writes instead of one per object: a reconnect
     // storm of 1000 agents is otherwise dominated by per-write costs (HTTP/2 DATA frames, TLS
@@ -146,7 +146,9 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
         if (!add('ADDED', this.#full(v.object, v.resourceVersion, scope.node), !this.#conv.perNode)) return;
       }
     }
-    if (!add('BOOKMARK', this.bookmark(), true) || !flush()) return;
+    // A watch-list client (sendInitialEvents=true) is told where the initial events end.
+    const bookmark = watchList ? this.#initialEventsEnd() : this.bookmark();
+    if (!add('BOOKMARK', bookmark, !watchList) || !flush()) return;
     const watcher: Watcher = { scope, sink };
     const key = scope.node ?? ALL;
     let set = this.#watchers.get(key);
@@ -173,6 +175,17 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
       };
     }
     return this.#bookmark.obj;
+  }
+
+  #initialEventsEnd(): ApiObject {
+    const b = this.bookmark();
+    return {
+      ...b,
+      metadata: {
+        ...(b.metadata as object),
+        annotations: { 'k8s.io/initial-events-end': 'true' },
+      },
+    };
   }
 
   #sharedFrame(codec: ApiCodec, type: 'ADDED' | 'BOOKMARK', obj: ApiObject): Uint8Array {

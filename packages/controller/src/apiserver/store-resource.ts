@@ -45,7 +45,7 @@ export function storeResourceHandler<T extends SpannedObject & { uid: string }>(
         }
         initial = req.options.sendInitialEvents === true;
       }
-      hub.watch(scope, sink, initial);
+      hub.watch(scope, sink, initial, initial && req.options.sendInitialEvents === true);
       return { bookmark: () => hub.bookmark() };
     },
   };
