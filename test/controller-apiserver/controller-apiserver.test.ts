@@ -423,6 +423,11 @@ describe('antrea-controller against a real kube-apiserver', () => {
       'antrea_apiserver_watchers_closed_total',
     );
     expect(metrics).toMatch(/reason="slow"[^\n]* [1-9]/);
+    // Its backlog went with it: nothing is left queued for anyone.
+    const queued = await controller.metricsRegistry.getSingleMetricAsString(
+      'antrea_apiserver_watch_queue_bytes',
+    );
+    expect(queued).toMatch(/stat="total"\} 0\b/);
     await kube.kubectl([
       'delete',
       '--wait=false',
