@@ -1,7 +1,7 @@
 // lab: the local Antrea-TS cluster. Composition root and the only place that prints: every command
 // drives @antrea-ts/lab, whose components log to files under the state dir.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -25,6 +25,8 @@ const env = loadOptions(process.env, process.getuid?.() ?? 0);
 const out = (text: string) => process.stdout.write(`${text}\n`);
 
 function logger(stateDir: string, level: string): Logger {
+  // Reading commands against no lab must not leave a state dir behind: `up` makes it.
+  if (!existsSync(stateDir)) return pino({ level: 'silent' });
   const dir = join(stateDir, 'logs');
   mkdirSync(dir, { recursive: true });
   return pino({ level }, pino.destination({ dest: join(dir, 'lab.log'), mkdir: true, sync: true }));

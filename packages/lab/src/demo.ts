@@ -17,7 +17,7 @@ interface DemoPod {
   name: string;
   labels: Record<string, string>;
   port: number;
-  /** Index into the lab's Nodes (modulo their count). */
+  /** Index into the lab's Nodes (modulo their count); -1 is the last Node. */
   node: number;
 }
 
@@ -25,7 +25,7 @@ const PODS: DemoPod[] = [
   { namespace: 'prod', name: 'web', labels: { app: 'web' }, port: 80, node: 0 },
   { namespace: 'prod', name: 'tester', labels: { app: 'tester' }, port: 80, node: 0 },
   { namespace: 'prod', name: 'db', labels: { app: 'db' }, port: 5432, node: 1 },
-  { namespace: 'dev', name: 'client', labels: { app: 'client' }, port: 80, node: 1 },
+  { namespace: 'dev', name: 'client', labels: { app: 'client' }, port: 80, node: -1 },
 ];
 
 /** Sources (rows) and targets (columns) of the matrix, and what each cell should show. */
@@ -90,7 +90,7 @@ export async function deployDemo(lab: Lab): Promise<void> {
         namespace: p.namespace,
         name: p.name,
         labels: p.labels,
-        node: nodes[p.node % nodes.length]!.name,
+        node: nodes[p.node < 0 ? nodes.length + p.node : p.node % nodes.length]!.name,
         ports: [{ port: p.port, protocol: 'TCP' }],
       }),
     ),

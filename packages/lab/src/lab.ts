@@ -263,7 +263,7 @@ export class Lab {
       n.podCidr = await this.#waitPodCidr(n.name);
       writeNodeFiles(this.layout, n, { cniLauncher: this.#artifacts.cniLauncher, agentKubeconfig });
       await this.store.update((s) => void s.nodes.push(n));
-      await record(startAgent(this.layout, n, this.#artifacts.agentMain));
+      await record(startAgent(this.layout, n, this.#artifacts.agentMain, this.store.read()?.controller));
     }
     await this.waitHealthy();
     await this.store.update((s) => {
@@ -720,7 +720,7 @@ export class Lab {
     );
     writeNodeFiles(this.layout, n, { cniLauncher: this.#artifacts.cniLauncher, agentKubeconfig });
     await this.store.update((s) => void s.nodes.push(n));
-    await record(startAgent(this.layout, n, this.#artifacts.agentMain));
+    await record(startAgent(this.layout, n, this.#artifacts.agentMain, this.store.read()?.controller));
     await this.waitHealthy();
     return n;
   }

@@ -124,7 +124,12 @@ export function writeNodeFiles(
 }
 
 /** Starts antrea-agent inside the Node's netns, as the DaemonSet's container would run it. */
-export function startAgent(layout: LabLayout, node: NodeRecord, agentMain: string): ProcessRecord {
+export function startAgent(
+  layout: LabLayout,
+  node: NodeRecord,
+  agentMain: string,
+  controller: { address: string; port: number } | undefined,
+): ProcessRecord {
   const dir = layout.nodeDir(node.name);
   const conf = join(dir, 'antrea-agent.conf');
   return spawnDetached({
@@ -132,7 +137,15 @@ export function startAgent(layout: LabLayout, node: NodeRecord, agentMain: strin
     netns: node.netns,
     log: layout.log(`${node.name}-antrea-agent`),
     cmdlineMatch: conf,
-    env: { ...process.env, NODE_NAME: node.name },
+    env: {
+      ...process.env,
+      NODE_NAME: node.name,
+      // What a Pod gets for the kube-system/antrea Service (Kubernetes' service environment
+      // variables); there is no kube-proxy in the lab, so it names the controller's endpoint.
+      ...(controller
+        ? { ANTREA_SERVICE_HOST: controller.address, ANTREA_SERVICE_PORT: String(controller.port) }
+        : {}),
+    },
     argv: [
       process.execPath,
       agentMain,
