@@ -70,8 +70,9 @@ function helmize(yamlText, markers) {
       if (!marker) throw new Error(`unknown marker ${m[0]}`);
       const indent = /^\s*/.exec(line)?.[0] ?? '';
       if (marker.kind === 'block') {
-        // "resources: MARK" -> "resources:" + the values' YAML indented under the key.
-        return `${line.replace(` ${m[0]}`, '')}\n${indent}{{- toYaml .Values.${marker.text} | nindent ${indent.length + 2} }}`;
+        // JSON is YAML flow style: the template stays valid YAML (linters parse it) and renders
+        // to valid YAML.
+        return line.replace(m[0], `{{ toJson .Values.${marker.text} }}`);
       }
       // Multi-line text (inside a block scalar) keeps the block's indentation on every line.
       const [first, ...rest] = marker.text.split('\n');
@@ -127,7 +128,11 @@ function render() {
   const { markers, renderer } = helmRenderer();
   for (const o of objects(renderer)) {
     const name = `${String(o.kind).toLowerCase()}-${o.metadata.name}.yaml`.replaceAll(':', '-');
-    files.set(join(CHART, 'templates', name), HEADER + helmize(doc(o), markers));
+    // Helm expressions in flow position are valid YAML that a formatter would respace into `{ {`.
+    files.set(
+      join(CHART, 'templates', name),
+      `${HEADER}# biome-ignore-all format: Helm template\n${helmize(doc(o), markers)}`,
+    );
   }
   return files;
 }

@@ -182,7 +182,7 @@ export function rbacObjects() {
 /** @param {Renderer} r */
 function image(r) {
   return r.text(
-    '{{ .Values.image.repository }}:{{ .Values.image.tag }}',
+    '"{{ .Values.image.repository }}:{{ .Values.image.tag }}"',
     `${DEFAULT_VALUES.image.repository}:${DEFAULT_VALUES.image.tag}`,
   );
 }

@@ -2,10 +2,12 @@
 // kube-apiserver accepts every object of build/yamls/antrea.yml (server-side dry run validates
 // each against its schema: Deployment, DaemonSet, RBAC, APIService, ConfigMap, Service, CRDs).
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const exec = promisify(execFile);
@@ -25,6 +27,43 @@ describe('deployment artifacts', () => {
     await expect(
       exec(process.execPath, ['build/manifests/generate.mjs', '--check'], { cwd: ROOT }),
     ).resolves.toBeDefined();
+  });
+
+  it('chart templates render, with the default values, to the objects of the plain manifest', () => {
+    // No helm binary here: a renderer for exactly the template constructs the generator emits
+    // ({{ .Values.x }}, {{ toJson .Values.x }}, a range over a map) checks where it put them.
+    const values = parse(readFileSync(`${ROOT}build/charts/antrea/values.yaml`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const get = (path: string) =>
+      path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], values);
+    const render = (text: string) =>
+      text
+        .replace(
+          /\n[ \t]*\{\{- range \$k, \$v := \.Values\.(\S+) \}\}(\n[^\n]*)\n[ \t]*\{\{- end \}\}/g,
+          (_m, path: string, body: string) =>
+            Object.entries(get(path) as Record<string, unknown>)
+              .map(([k, v]) => body.replace('{{ $k }}', k).replace('{{ $v }}', String(v)))
+              .join(''),
+        )
+        .replace(/\{\{ toJson \.Values\.(\S+) \}\}/g, (_m, path: string) => JSON.stringify(get(path)))
+        .replace(/\{\{ \.Values\.(\S+) \}\}/g, (_m, path: string) => String(get(path)));
+    const key = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;
+    const plain = new Map(
+      parseAllDocuments(readFileSync(`${ROOT}build/yamls/antrea.yml`, 'utf8'))
+        .map((d) => d.toJSON() as { kind: string; metadata: { name: string } })
+        .map((o) => [key(o), o]),
+    );
+    const dir = `${ROOT}build/charts/antrea/templates`;
+    const files = readdirSync(dir);
+    expect(files.length).toBeGreaterThan(10);
+    for (const f of files) {
+      const rendered = render(readFileSync(`${dir}/${f}`, 'utf8'));
+      expect(rendered, f).not.toContain('{{');
+      const o = parse(rendered) as { kind: string; metadata: { name: string } };
+      expect(o, f).toEqual(plain.get(key(o)));
+    }
   });
 
   it('apply to a real kube-apiserver', async () => {
