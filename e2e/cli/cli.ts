@@ -141,6 +141,7 @@ export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps =
         for (const line of caseLines(r, { color, verbose: o.verbose })) io.out(line);
       },
     });
+    for (const note of provider.notes?.() ?? []) io.out(`note: ${note}`);
     io.out(summaryLine(summary));
     return summary.failed > 0 ? 1 : 0;
   } finally {

@@ -90,6 +90,12 @@ export interface ClusterProvider {
    */
   probeMany?(from: PodRef, targets: readonly ProbeTarget[], timeoutMs: number): Promise<ProbeOutcome[]>;
 
+  /**
+   * What a person should know about the run that is not a verdict: workarounds the provider had
+   * to apply (e.g. Namespaces it finalized itself). The CLI prints them before the summary.
+   */
+  notes?(): string[];
+
   /** Releases what the provider holds (connections, helper processes). Idempotent. */
   close?(): Promise<void>;
 }

@@ -69,6 +69,15 @@ export class LabProvider implements ClusterProvider {
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
+  notes(): string[] {
+    const forced = this.objects.forcedFinalizations;
+    return forced.length
+      ? [
+          `finalized ${forced.length} Namespace deletion(s) that kube-controller-manager could not finish because API discovery was stale (${[...new Set(forced)].join(', ')}): see the Namespace conditions`,
+        ]
+      : [];
+  }
+
   /** Kernel SCTP is missing on the lab machines, and the probe helper has none. */
   supports(protocol: Protocol): boolean {
     return protocol === 'TCP' || protocol === 'UDP';
