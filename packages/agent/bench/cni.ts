@@ -44,11 +44,14 @@ const arg = (name: string, dflt: number) => {
 };
 const PODS = arg('--pods', 30);
 const SECONDS = arg('--seconds', 5);
-const logger = pino({ level: 'silent' });
-const rows: Array<{ case: string; metric: string; value: number; unit: string }> = [];
+const logAt = argv.indexOf('--log-level');
+const logger = pino({ level: logAt >= 0 ? (argv[logAt + 1] ?? 'info') : 'silent' }, pino.destination(2));
 
 function report(c: string, metric: string, value: number, unit: string): void {
-  rows.push({ case: c, metric, value: Math.round(value * 100) / 100, unit });
+  if (!json)
+    process.stdout.write(
+      `${c.padEnd(34)} ${metric.padEnd(26)} ${String(Math.round(value * 100) / 100).padStart(10)} ${unit}\n`,
+    );
   if (json)
     process.stdout.write(
       `${JSON.stringify({ bench: 'cni', case: c, metric, value: Math.round(value * 100) / 100, unit })}\n`,
@@ -202,6 +205,8 @@ async function iperf(server: Netns, client: Netns, ip: string): Promise<number> 
   const srv = spawn('ip', ['netns', 'exec', server.name, 'iperf3', '-s', '-1', '-p', '5201'], {
     stdio: 'ignore',
   });
+  // Listen for the one-off server's exit now: it may exit before the client's close is handled.
+  const srvClosed = new Promise((r) => srv.once('close', r));
   await new Promise((r) => setTimeout(r, 300));
   const out = await new Promise<string>((resolve, reject) => {
     const c = spawn('ip', [
@@ -223,7 +228,7 @@ async function iperf(server: Netns, client: Netns, ip: string): Promise<number> 
     });
     c.on('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`iperf3 exit ${code}`))));
   });
-  await new Promise((r) => srv.once('close', r));
+  await srvClosed;
   const bits = (JSON.parse(out) as { end: { sum_received: { bits_per_second: number } } }).end.sum_received
     .bits_per_second;
   return bits / 1e6;
@@ -297,13 +302,6 @@ async function main(): Promise<void> {
     for (const n of nodes) await stopNode(n);
     await kube.stop();
     await underlay.delete();
-  }
-  if (!json) {
-    const w = Math.max(...rows.map((r) => r.case.length));
-    for (const r of rows)
-      process.stdout.write(
-        `${r.case.padEnd(w)}  ${r.metric.padEnd(26)} ${String(r.value).padStart(10)} ${r.unit}\n`,
-      );
   }
 }
 

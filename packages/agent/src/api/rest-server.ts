@@ -1,5 +1,5 @@
 import { formatFlow } from '@antrea-ts/openflow';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
@@ -35,7 +35,8 @@ export function podInterfaceResponse(p: PodInterface): object {
 export function buildRestApi(src: AgentApiSource, logger: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger.child({ component: 'agent-api' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // antctl and probes poll these endpoints: no log line per request.
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.get('/livez', async () => 'ok');
   app.get('/readyz', async (_req, reply) => {

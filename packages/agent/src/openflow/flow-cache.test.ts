@@ -11,8 +11,11 @@ class FakeSwitch implements FlowSwitch {
   connected = true;
   bundles: FlowMod[][] = [];
   failNext = false;
+  /** Fails the bundle with this index (0-based count of bundle calls). */
+  failAt = -1;
+  calls = 0;
   async bundle(mods: readonly FlowMod[]): Promise<void> {
-    if (this.failNext) {
+    if (this.failNext || this.calls++ === this.failAt) {
       this.failNext = false;
       throw new Error('refused');
     }
@@ -60,5 +63,29 @@ describe('FlowCache', () => {
     expect(cache.has('q')).toBe(false);
     expect(await cache.replay()).toBe(3);
     expect(sw.bundles.at(-1)!.every((m) => m.command === 'ADD')).toBe(true);
+  });
+});
+
+describe('FlowCache group commit', () => {
+  it('merges concurrent changes into few bundles and isolates a refused one', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const flows = pipelineFlows(ctx);
+    await Promise.all(flows.slice(0, 10).map((f, i) => cache.replace(`o${i}`, [f])));
+    expect(sw.bundles.length).toBeLessThanOrEqual(2);
+    expect(cache.size).toBe(10);
+    // The first bundle goes alone; the next three calls queue behind it and merge; that merge fails.
+    sw.failAt = sw.calls + 1;
+    const results = await Promise.allSettled([
+      cache.replace('z', [flows[13]!]),
+      cache.replace('a', [flows[10]!]),
+      cache.replace('b', [flows[11]!]),
+      cache.replace('c', [flows[12]!]),
+    ]);
+    // The merged bundle failed once; each change was then retried alone and applied.
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(cache.size).toBe(14);
+    // The failed merge was followed by one retry per caller.
+    expect(sw.calls).toBe(sw.failAt + 4);
   });
 });

@@ -21,6 +21,12 @@ export class FlowCache {
   private readonly owners = new Map<string, Map<string, Flow>>();
   /** Serializes bundles so a replay never interleaves with an owner's update. */
   private queue: Promise<unknown> = Promise.resolve();
+  private batch: Array<{
+    changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>;
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }> = [];
+  private flushing = false;
 
   constructor(
     private readonly sw: FlowSwitch,
@@ -34,29 +40,65 @@ export class FlowCache {
     return this.replaceMany([[owner, flows]]);
   }
 
-  /** Several owners in one bundle; `undefined` removes the owner. */
+  /**
+   * Several owners in one bundle; `undefined` removes the owner. Calls made while a bundle is in
+   * flight are merged into the next one (group commit), so a burst of Pod ADDs costs a few bundles,
+   * not one round trip each; every caller still learns whether its own change was applied.
+   */
   replaceMany(changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>): Promise<void> {
-    return this.serialize(async () => {
-      const mods: FlowMod[] = [];
-      const next = new Map<string, Map<string, Flow> | undefined>();
-      for (const [owner, flows] of changes) {
-        const current = this.owners.get(owner) ?? new Map<string, Flow>();
-        const wanted = flows ? new Map(flows.map((f) => [flowIdentity(f), f])) : new Map<string, Flow>();
-        for (const [id, f] of current) {
-          if (!wanted.has(id)) mods.push(deleteStrict(f));
-        }
-        for (const [id, f] of wanted) {
-          const old = current.get(id);
-          if (!old || !sameFlow(old, f)) mods.push({ ...f, command: 'ADD' });
-        }
-        next.set(owner, flows ? wanted : undefined);
-      }
-      if (mods.length > 0) await this.sw.bundle(mods);
-      for (const [owner, flows] of next) {
-        if (flows) this.owners.set(owner, flows);
-        else this.owners.delete(owner);
-      }
+    return new Promise((resolve, reject) => {
+      this.batch.push({ changes, resolve, reject });
+      if (!this.flushing) void this.flush();
     });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.batch.length > 0) {
+        const batch = this.batch.splice(0);
+        try {
+          await this.serialize(() => this.apply(batch.flatMap((b) => b.changes)));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          if (batch.length === 1) {
+            batch[0]!.reject(err);
+            continue;
+          }
+          // One bad change must not fail the others: retry each caller's changes alone.
+          for (const b of batch) {
+            await this.serialize(() => this.apply(b.changes)).then(b.resolve, b.reject);
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async apply(changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>): Promise<void> {
+    const mods: FlowMod[] = [];
+    const next = new Map<string, Map<string, Flow> | undefined>();
+    for (const [owner, flows] of changes) {
+      // Later changes of the same owner in one batch build on the earlier ones.
+      const current = next.has(owner)
+        ? (next.get(owner) ?? new Map<string, Flow>())
+        : (this.owners.get(owner) ?? new Map<string, Flow>());
+      const wanted = flows ? new Map(flows.map((f) => [flowIdentity(f), f])) : new Map<string, Flow>();
+      for (const [id, f] of current) {
+        if (!wanted.has(id)) mods.push(deleteStrict(f));
+      }
+      for (const [id, f] of wanted) {
+        const old = current.get(id);
+        if (!old || !sameFlow(old, f)) mods.push({ ...f, command: 'ADD' });
+      }
+      next.set(owner, flows ? wanted : undefined);
+    }
+    if (mods.length > 0) await this.sw.bundle(mods);
+    for (const [owner, flows] of next) {
+      if (flows) this.owners.set(owner, flows);
+      else this.owners.delete(owner);
+    }
   }
 
   remove(owner: string): Promise<void> {
