@@ -196,6 +196,19 @@ node
   });
 
 program
+  .command('restart <component>')
+  .description(
+    'restart a component (antrea-controller, antrea-agent@<node>, ovs-vswitchd@<node>, kube-apiserver, ...) and wait for health',
+  )
+  .option('--crash', 'SIGKILL instead of SIGTERM')
+  .action(async (name: string, o: { crash?: boolean }, cmd: Command) => {
+    const lab = Lab.attach(labOptions(cmd));
+    const t0 = Date.now();
+    await lab.restart(name, { crash: o.crash ?? false });
+    out(`${name} restarted; lab healthy after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  });
+
+program
   .command('demo')
   .description('print the demo connectivity matrix again (deploys the demo when absent)')
   .action(async (_o: unknown, cmd: Command) => {

@@ -227,6 +227,18 @@ describe('lab', () => {
     expect(r!.result).toBe('allow');
   });
 
+  it('restarts components and Pods stay connected (controller crash, agent, ovs-vswitchd crash)', async () => {
+    const before = lab.state.processes.find((p) => p.name === 'antrea-agent@lab7-node-1')!.pid;
+    await lab.restart('antrea-controller', { crash: true });
+    await lab.restart('antrea-agent@lab7-node-1');
+    await lab.restart('ovs-vswitchd@lab7-node-2', { crash: true });
+    expect(lab.state.processes.find((p) => p.name === 'antrea-agent@lab7-node-1')!.pid).not.toBe(before);
+    expect(await eventually({ namespace: 'x', name: 'a' }, { namespace: 'x', name: 'c' }, 80, 'allow')).toBe(
+      'allow',
+    );
+    await expect(lab.restart('pod-server@x/a')).rejects.toMatchObject({ code: 'LAB_NOT_FOUND' });
+  });
+
   it('comes down completely, even after a crash, and a second down is harmless', async () => {
     // A crash: the apiserver and one agent die without cleanup.
     const state = lab.state;

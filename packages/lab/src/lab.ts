@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { run, tryRun } from '@antrea-ts/harness';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
@@ -15,7 +16,7 @@ import { controllerServiceObjects, rbacObjects, toApplyStream } from './manifest
 import { ANTREA_NAMESPACE_NAME, CONTROLLER_API_PORT, CONTROLPLANE_APISERVICE } from './names.js';
 import { createNodeNetwork, deleteNodeNetwork, nodeRecord, startAgent, writeNodeFiles } from './node.js';
 import { type ProbeResult, type ProbeTarget, runProbes } from './probe.js';
-import { isAlive, isRunning, spawnDetached, stopProcess } from './processes.js';
+import { isAlive, isRunning, respawn, spawnDetached, stopProcess } from './processes.js';
 import type { LabState, NodeRecord, PodPort, PodRecord, ProcessRecord } from './state.js';
 import { StateStore } from './state.js';
 import { deleteUnderlay, ensureUnderlay } from './underlay.js';
@@ -278,7 +279,7 @@ export class Lab {
       name: 'antrea-controller',
       log: this.layout.log('antrea-controller'),
       cmdlineMatch: this.layout.controllerKubeconfig,
-      env: { ...process.env, POD_NAMESPACE: ANTREA_NAMESPACE_NAME, POD_NAME: 'antrea-controller-lab' },
+      env: { POD_NAMESPACE: ANTREA_NAMESPACE_NAME, POD_NAME: 'antrea-controller-lab' },
       argv: [
         process.execPath,
         main,
@@ -317,25 +318,33 @@ export class Lab {
         spec: podCidr ? { podCIDR: podCidr, podCIDRs: [podCidr] } : {},
       },
     });
-    const node = await core.readNodeStatus({ name: n.name });
-    node.status = {
-      ...node.status,
-      addresses: [
-        { type: 'InternalIP', address: n.nodeIp },
-        { type: 'Hostname', address: n.name },
-      ],
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'LabNode',
-          message: 'netns Node of the Antrea-TS lab',
-          lastHeartbeatTime: new Date(),
-          lastTransitionTime: new Date(),
-        },
-      ],
-    };
-    await core.replaceNodeStatus({ name: n.name, body: node });
+    // NodeIPAM may update the Node between our read and write: retry on a conflict.
+    for (let attempt = 1; ; attempt++) {
+      const node = await core.readNodeStatus({ name: n.name });
+      node.status = {
+        ...node.status,
+        addresses: [
+          { type: 'InternalIP', address: n.nodeIp },
+          { type: 'Hostname', address: n.name },
+        ],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'LabNode',
+            message: 'netns Node of the Antrea-TS lab',
+            lastHeartbeatTime: new Date(),
+            lastTransitionTime: new Date(),
+          },
+        ],
+      };
+      try {
+        await core.replaceNodeStatus({ name: n.name, body: node });
+        return;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+      }
+    }
   }
 
   async #waitPodCidr(name: string): Promise<string> {
@@ -371,6 +380,15 @@ export class Lab {
       ),
     );
     if (state.controller) {
+      const { address, port } = state.controller;
+      await waitUntil(
+        `antrea-controller /readyz (log: ${this.layout.log('antrea-controller')})`,
+        async () => {
+          this.#assertRunning('antrea-controller');
+          return (await httpsStatus(`https://${address}:${port}/readyz`)) === 200;
+        },
+        { timeoutMs, intervalMs: 300 },
+      );
       await waitUntil(
         `APIService ${CONTROLPLANE_APISERVICE} Available (log: ${this.layout.log('antrea-controller')})`,
         async () => {
@@ -725,6 +743,39 @@ export class Lab {
     return n;
   }
 
+  /** Names of the components `restart` takes: every recorded process but the Pod servers. */
+  components(): string[] {
+    return this.state.processes.map((p) => p.name).filter((n) => !n.startsWith('pod-server@'));
+  }
+
+  /**
+   * Stops a component (SIGTERM, or SIGKILL as a crash would with `crash`) and starts it again with
+   * the same command, then waits until the lab is healthy: agents ready, APIService available,
+   * tunnels passing packets (so an ovs-vswitchd restart is only done once the agent replayed its
+   * flows). For restart tests (e2e, agent policy).
+   */
+  async restart(name: string, options: { crash?: boolean } = {}): Promise<void> {
+    const record = this.state.processes.find((p) => p.name === name);
+    if (!record || name.startsWith('pod-server@')) {
+      throw new LabError('LAB_NOT_FOUND', `no component ${name}: one of ${this.components().join(', ')}`);
+    }
+    if (options.crash) {
+      if (isAlive(record)) process.kill(record.pid, 'SIGKILL');
+      await waitUntil(`${name} killed`, async () => !isRunning(record.pid), {
+        timeoutMs: 5_000,
+        intervalMs: 20,
+      });
+    } else {
+      await stopProcess(record);
+    }
+    const next = respawn(record);
+    await this.store.update((s) => {
+      s.processes = s.processes.map((p) => (p.name === name ? next : p));
+    });
+    this.#log.info({ component: name, pid: next.pid, crash: options.crash ?? false }, 'component restarted');
+    await this.waitHealthy();
+  }
+
   /** Removes a Node: its Pods, agent, OVS, netns and the Node object. */
   async removeNode(name: string): Promise<void> {
     const n = this.node(name);
@@ -840,6 +891,22 @@ export function gatewayIp(podCidr: string): string {
 export function podCidrFor(clusterCidr: string, index: number): string {
   const [a, b] = clusterCidr.split('/')[0]!.split('.');
   return `${a}.${b}.${index}.0/24`;
+}
+
+/**
+ * Status code of a GET without verifying the server's certificate: the controller's is self-signed
+ * and /readyz answers anonymous clients; only liveness is asked here, never data.
+ */
+function httpsStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { rejectUnauthorized: false, timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end();
+  });
 }
 
 function readLog(file: string): string {

@@ -138,7 +138,6 @@ export function startAgent(
     log: layout.log(`${node.name}-antrea-agent`),
     cmdlineMatch: conf,
     env: {
-      ...process.env,
       NODE_NAME: node.name,
       // What a Pod gets for the kube-system/antrea Service (Kubernetes' service environment
       // variables); there is no kube-proxy in the lab, so it names the controller's endpoint.

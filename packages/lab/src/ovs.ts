@@ -8,16 +8,19 @@ import { waitUntil } from './wait.js';
 
 const VSWITCH_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
 
-/** Environment that points the ovs-* tools at one Node's OVS instance. */
-export function ovsEnv(dir: string): NodeJS.ProcessEnv {
+/** Variables that point the ovs-* tools at one Node's OVS instance. */
+function ovsVars(dir: string): Record<string, string> {
   return {
-    ...process.env,
     OVS_RUNDIR: dir,
     OVS_DBDIR: dir,
     OVS_LOGDIR: dir,
     OVS_SYSCONFDIR: dir,
     OVS_PKGDATADIR: '/usr/share/openvswitch',
   };
+}
+
+export function ovsEnv(dir: string): NodeJS.ProcessEnv {
+  return { ...process.env, ...ovsVars(dir) };
 }
 
 export function vsctl(dir: string, netns: string, args: readonly string[]): Promise<string> {
@@ -41,6 +44,7 @@ export async function startOvs(options: {
   const { dir, netns } = options;
   mkdirSync(dir, { recursive: true });
   const env = ovsEnv(dir);
+  const vars = ovsVars(dir);
   const dbFile = join(dir, 'conf.db');
   const dbSocket = join(dir, 'db.sock');
   if (!existsSync(VSWITCH_SCHEMA)) {
@@ -50,7 +54,7 @@ export async function startOvs(options: {
   const ovsdb = spawnDetached({
     name: `ovsdb-server@${netns}`,
     netns,
-    env,
+    env: vars,
     log: `${options.logPrefix}-ovsdb-server.log`,
     cmdlineMatch: dbFile,
     argv: [
@@ -72,7 +76,7 @@ export async function startOvs(options: {
   const vswitchd = spawnDetached({
     name: `ovs-vswitchd@${netns}`,
     netns,
-    env,
+    env: vars,
     log: `${options.logPrefix}-ovs-vswitchd.log`,
     cmdlineMatch: ctlSocket,
     argv: [

@@ -12,7 +12,8 @@ export function spawnDetached(options: {
   name: string;
   argv: readonly string[];
   netns?: string;
-  env?: NodeJS.ProcessEnv;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
   log: string;
   cmdlineMatch: string;
 }): ProcessRecord {
@@ -22,7 +23,7 @@ export function spawnDetached(options: {
     const child = spawn(file!, args, {
       detached: true,
       stdio: ['ignore', fd, fd],
-      env: options.env ?? process.env,
+      env: { ...process.env, ...options.env },
     });
     child.on('error', () => undefined);
     child.unref();
@@ -32,6 +33,8 @@ export function spawnDetached(options: {
       pid: child.pid,
       cmdlineMatch: options.cmdlineMatch,
       log: options.log,
+      argv: [...options.argv],
+      ...(options.env ? { env: options.env } : {}),
       ...(options.netns ? { netns: options.netns } : {}),
     };
   } finally {
@@ -59,6 +62,18 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Starts a recorded process again with the same command, environment, netns and log. */
+export function respawn(record: ProcessRecord): ProcessRecord {
+  return spawnDetached({
+    name: record.name,
+    argv: record.argv,
+    log: record.log,
+    cmdlineMatch: record.cmdlineMatch,
+    ...(record.netns ? { netns: record.netns } : {}),
+    ...(record.env ? { env: record.env } : {}),
+  });
 }
 
 /** Running and still ours: its command line matches (a recycled pid is never taken for ours). */

@@ -11,6 +11,9 @@ export interface ProcessRecord {
   log: string;
   /** Network namespace it runs in (absent: the root namespace). */
   netns?: string;
+  /** Command and the environment it adds to the lab's, so `restart` can start it again. */
+  argv: string[];
+  env?: Record<string, string>;
 }
 
 export interface NodeRecord {
