@@ -20,6 +20,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import {
   addressGroupConversion,
+  type CrdClusterNetworkPolicy,
   type InternalAddressGroup,
   type InternalAppliedToGroup,
   type InternalNetworkPolicy,
@@ -66,6 +67,18 @@ async function controllerChild(): Promise<void> {
     metadata: { namespace: ns0, name: 'from-everyone', uid: 'bench-large-ag', generation: 1 },
     spec: { podSelector: {}, policyTypes: ['Ingress'], ingress: [{ _from: [{ namespaceSelector: {} }] }] },
   });
+  // A cluster-wide ACNP applied to every Pod (its policy spans all 1000 Nodes); each "wide"
+  // change edits its port, so one policy update goes to every agent.
+  const widePolicy = (port: number): CrdClusterNetworkPolicy => ({
+    metadata: { name: 'bench-wide', uid: 'bench-wide', generation: port },
+    spec: {
+      priority: 5,
+      appliedTo: [{ namespaceSelector: {} }],
+      ingress: [
+        { action: 'Allow', from: [{ ipBlock: { cidr: '10.0.0.0/8' } }], ports: [{ protocol: 'TCP', port }] },
+      ],
+    },
+  });
   const networkPolicies = new RamStore<InternalNetworkPolicy>('NetworkPolicy');
   const appliedToGroups = new RamStore<InternalAppliedToGroup>('AppliedToGroup');
   const addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
@@ -87,6 +100,7 @@ async function controllerChild(): Promise<void> {
   for (const ns of w.namespaces) engine.upsertNamespace(ns);
   for (const pod of w.pods) engine.upsertPod(pod);
   for (const np of w.networkPolicies) engine.upsertK8sNetworkPolicy(np);
+  engine.upsertClusterNetworkPolicy(widePolicy(1));
   engine.flush();
   const computeMs = now() - t0;
 
@@ -156,6 +170,12 @@ async function controllerChild(): Promise<void> {
       engine.flush();
       const span = [...(networkPolicies.get(name)?.object.span ?? [])];
       send({ t: 'policy-done', i: msg.i, name, start, span, ns });
+    } else if (msg.t === 'wide') {
+      const start = now();
+      engine.upsertClusterNetworkPolicy(widePolicy(1000 + msg.i));
+      engine.flush();
+      const span = networkPolicies.get('bench-wide')?.object.span.size ?? 0;
+      send({ t: 'wide-done', i: msg.i, start, flushMs: now() - start, span });
     } else if (msg.t === 'policy-delete') {
       const ns = w.namespaces[(msg.i * 104729) % w.namespaces.length]!.metadata!.name!;
       engine.deleteK8sNetworkPolicy(ns, `bench-${msg.i}`);
@@ -203,6 +223,7 @@ function agentsChild(): void {
   let agents: SimAgent[] = [];
   process.send!({ t: 'up' });
   let largeAg = '';
+  const tally = new Map<string, { count: number; maxAt: number; bytes: number; maxBytes: number }>();
   process.on(
     'message',
     (msg: { t: string; port: number; ca: string; from: number; to: number; large: string }) => {
@@ -224,18 +245,32 @@ function agentsChild(): void {
             },
             token: () => tokenOf(node),
             onSynced: (a) => process.send!({ t: 'synced', node: a.node, at: now() }),
-            onEvent: (a, ev) => {
+            onEvent: (_a, ev) => {
               if (
                 (ev.resource === 'networkpolicies' && ev.name.startsWith('bench-')) ||
                 (ev.resource === 'addressgroups' && ev.type === 'MODIFIED' && ev.name === largeAg)
               ) {
-                process.send!({ t: 'event', node: a.node, at: now(), ...ev });
+                // Tallied here and queried by the parent: one IPC message per agent event would
+                // slow the very event loops being measured.
+                const key = `${ev.resource}|${ev.type}|${ev.name}`;
+                const t = tally.get(key) ?? { count: 0, maxAt: 0, bytes: 0, maxBytes: 0 };
+                t.count++;
+                t.maxAt = Math.max(t.maxAt, now());
+                t.bytes += ev.bytes;
+                t.maxBytes = Math.max(t.maxBytes, ev.bytes);
+                tally.set(key, t);
               }
             },
           });
           agents.push(agent);
           agent.start();
         }
+      } else if (msg.t === 'reset') {
+        tally.clear();
+        process.send!({ t: 'reset-ok' });
+      } else if (msg.t === 'query') {
+        const t = tally.get((msg as unknown as { key: string }).key);
+        process.send!({ t: 'tally', count: 0, maxAt: 0, bytes: 0, maxBytes: 0, ...t });
       } else if (msg.t === 'stop') {
         const bytes = agents.reduce((s, a) => s + a.bytesReceived, 0);
         for (const a of agents) a.stop();
@@ -307,14 +342,13 @@ async function parent(): Promise<void> {
 
   const agentProcs = Array.from({ length: procs }, () => child('agents'));
   await Promise.all(agentProcs.map((a) => a.next('up')));
-  const events: Msg[] = [];
   let synced = 0;
   let lastSync = 0;
   const onMsg = (msg: Msg) => {
     if (msg.t === 'synced') {
       synced++;
       lastSync = Math.max(lastSync, msg.at as number);
-    } else if (msg.t === 'event') events.push(msg);
+    }
   };
   for (const a of agentProcs)
     (a.proc as unknown as { listeners: ((m: Msg) => void)[] }).listeners.push(onMsg);
@@ -330,7 +364,6 @@ async function parent(): Promise<void> {
       large: large.name,
     });
   }
-
   while (synced < nAgents) {
     await new Promise((r) => setTimeout(r, 50));
     if (now() - t0 > 600_000) throw new Error(`only ${synced}/${nAgents} agents synced after 600 s`);
@@ -342,22 +375,48 @@ async function parent(): Promise<void> {
   // CPU of the controller up to here: compute plus serving every initial state.
   m('controller_cpu_until_synced', afterSync.cpuS as number, 's');
 
-  // Policy changes: latency until every Node in the policy's span has the policy.
+  const reset = async () => {
+    await Promise.all(
+      agentProcs.map((a) => {
+        a.proc.send({ t: 'reset' });
+        return a.next('reset-ok');
+      }),
+    );
+  };
+  /** Waits until `expected` agents got the event `key`; the last arrival time and bytes. */
+  const collect = async (key: string, expected: number) => {
+    const deadline = now() + 30_000;
+    for (;;) {
+      const parts = await Promise.all(
+        agentProcs.map((a) => {
+          a.proc.send({ t: 'query', key });
+          return a.next('tally');
+        }),
+      );
+      const count = parts.reduce((x, p) => x + (p.count as number), 0);
+      if (count >= expected || now() > deadline) {
+        return {
+          count,
+          maxAt: Math.max(...parts.map((p) => p.maxAt as number)),
+          bytes: parts.reduce((x, p) => x + (p.bytes as number), 0),
+          maxBytes: Math.max(...parts.map((p) => p.maxBytes as number)),
+        };
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  };
+  const withAgent = (nodes: string[]) => nodes.filter((n) => Number(n.slice(5)) < nAgents);
+
+  // Policy changes in one Namespace: latency until every Node in the policy's span has it.
   const lat: number[] = [];
   for (let i = 0; i < changes; i++) {
     ctl.proc.send({ t: 'policy', i });
     const done = await ctl.next('policy-done', (x) => x.i === i);
-    // Only Nodes that have a simulated agent (all of them with --agents 1000).
-    const span = new Set((done.span as string[]).filter((n) => Number(n.slice(5)) < nAgents));
-    const name = done.name as string;
-    const deadline = now() + 10_000;
-    let got: Msg[] = [];
-    while (now() < deadline) {
-      got = events.filter((e) => e.name === name && e.type === 'ADDED');
-      if (new Set(got.map((e) => e.node)).size >= span.size) break;
-      await new Promise((r) => setImmediate(r));
+    const span = withAgent(done.span as string[]);
+    if (span.length > 0) {
+      const got = await collect(`networkpolicies|ADDED|${done.name as string}`, span.length);
+      lat.push(got.maxAt - (done.start as number));
     }
-    if (span.size > 0) lat.push(Math.max(...got.map((e) => e.at as number)) - (done.start as number));
     ctl.proc.send({ t: 'policy-delete', i });
     await ctl.next('policy-delete-done', (x) => x.i === i);
   }
@@ -366,30 +425,53 @@ async function parent(): Promise<void> {
   m('policy_change_latency_p99', percentile(lat, 99), 'ms');
   m('policy_change_latency_max', lat[lat.length - 1] ?? Number.NaN, 'ms');
 
-  // One Pod IP change in the large AddressGroup: bytes each agent in its span receives.
-  // Let the last policy deletion's events arrive before counting this change's bytes.
-  await new Promise((r) => setTimeout(r, 500));
-  events.length = 0;
-  ctl.proc.send({ t: 'podip', i: 0 });
-  const ip = await ctl.next('podip-done');
-  const span = new Set((ip.span as string[]).filter((n) => Number(n.slice(5)) < nAgents));
-  const deadline = now() + 10_000;
-  while (now() < deadline && new Set(events.map((e) => e.node)).size < span.size) {
-    await new Promise((r) => setTimeout(r, 5));
+  // Cluster-wide policy updates: latency until all its Nodes (every agent) have the new version.
+  const wide: number[] = [];
+  const wideFlush: number[] = [];
+  for (let i = 0; i < Math.max(1, Math.floor(changes / 2)); i++) {
+    await reset();
+    ctl.proc.send({ t: 'wide', i });
+    const done = await ctl.next('wide-done', (x) => x.i === i);
+    const got = await collect('networkpolicies|MODIFIED|bench-wide', Math.min(done.span as number, nAgents));
+    wide.push(got.maxAt - (done.start as number));
+    wideFlush.push(done.flushMs as number);
   }
-  const perAgent = events.map((e) => e.bytes as number);
+  wide.sort((a, b) => a - b);
+  wideFlush.sort((a, b) => a - b);
+  m('wide_policy_change_latency_p50', percentile(wide, 50), 'ms');
+  m('wide_policy_change_latency_p99', percentile(wide, 99), 'ms');
+  m('wide_policy_change_compute_and_fanout_p50', percentile(wideFlush, 50), 'ms');
+
+  // Pod IP changes in the large AddressGroup: bytes each agent in its span receives.
+  const ipLat: number[] = [];
+  const ipFlush: number[] = [];
+  const ipFanout: number[] = [];
+  let perAgentBytes = 0;
+  let totalBytes = 0;
+  let ipAgents = 0;
+  for (let i = 0; i < 10; i++) {
+    await reset();
+    ctl.proc.send({ t: 'podip', i });
+    const ip = await ctl.next('podip-done', (x) => x.i === i);
+    const span = withAgent(ip.span as string[]);
+    const got = await collect(`addressgroups|MODIFIED|${large.name}`, span.length);
+    ipLat.push(got.maxAt - (ip.start as number));
+    ipFlush.push(ip.flushMs as number);
+    ipFanout.push(ip.fanoutMs as number);
+    perAgentBytes = Math.max(perAgentBytes, got.maxBytes);
+    totalBytes = got.bytes;
+    ipAgents = span.length;
+  }
+  for (const a of [ipLat, ipFlush, ipFanout]) a.sort((x, y) => x - y);
   m('large_group_members', large.members, 'count');
   m('large_group_full_bytes', large.bytes, 'B');
-  m('pod_ip_change_bytes_per_agent', Math.max(...perAgent), 'B');
-  m('pod_ip_change_agents', span.size, 'count');
-  m(
-    'pod_ip_change_bytes_total',
-    perAgent.reduce((a, b) => a + b, 0),
-    'B',
-  );
-  m('pod_ip_change_compute_and_fanout', ip.flushMs as number, 'ms');
-  m('pod_ip_change_fanout_only', ip.fanoutMs as number, 'ms');
-  m('pod_ip_change_latency', Math.max(...events.map((e) => e.at as number)) - (ip.start as number), 'ms');
+  m('pod_ip_change_bytes_per_agent', perAgentBytes, 'B');
+  m('pod_ip_change_agents', ipAgents, 'count');
+  m('pod_ip_change_bytes_total', totalBytes, 'B');
+  m('pod_ip_change_compute_and_fanout_p50', percentile(ipFlush, 50), 'ms');
+  m('pod_ip_change_fanout_only_p50', percentile(ipFanout, 50), 'ms');
+  m('pod_ip_change_latency_p50', percentile(ipLat, 50), 'ms');
+  m('pod_ip_change_latency_max', ipLat[ipLat.length - 1]!, 'ms');
 
   ctl.proc.send({ t: 'stats' });
   const stats = await ctl.next('stats');

@@ -421,5 +421,11 @@ describe('diffMembers', () => {
     expect(diffMembers([a, b], [a, bSame])).toEqual({ added: [], removed: [] });
     expect(diffMembers([a, b], [a, bMoved])).toEqual({ added: [bMoved], removed: [b] });
     expect(diffMembers([a], [])).toEqual({ added: [], removed: [a] });
+    // Reordered, inserted in the middle, removed from the middle.
+    const c = pod('x', 'c', '10.0.0.3');
+    expect(diffMembers([a, b, c], [c, b, a])).toEqual({ added: [], removed: [] });
+    expect(diffMembers([a, c], [a, b, c])).toEqual({ added: [b], removed: [] });
+    expect(diffMembers([a, b, c], [a, c])).toEqual({ added: [], removed: [b] });
+    expect(diffMembers([a, b, c], [a, bMoved, c])).toEqual({ added: [bMoved], removed: [b] });
   });
 });
