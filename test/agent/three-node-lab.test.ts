@@ -26,7 +26,7 @@ import {
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
-describe('two-Node lab: Encap (Geneve) on userspace OVS', () => {
+describe('three-Node lab: Encap (Geneve) on userspace OVS', () => {
   let kube: KubeCluster;
   let underlay: Underlay;
   let external: Netns;
@@ -41,6 +41,7 @@ describe('two-Node lab: Encap (Geneve) on userspace OVS', () => {
     underlay = await createUnderlay();
     nodes.push(await createLabNode({ kube, underlay, name: 'n1', podCidr: '10.10.1.0/24', logger }));
     nodes.push(await createLabNode({ kube, underlay, name: 'n2', podCidr: '10.10.2.0/24', logger }));
+    nodes.push(await createLabNode({ kube, underlay, name: 'n3', podCidr: '10.10.3.0/24', logger }));
     for (const n of nodes) await startAgent(n, kube, logger);
     // An "external host" on the underlay with no route to Pod CIDRs: only SNAT lets it answer.
     external = await createNetns(`ats-${uniqueTag()}-ext`);
@@ -49,7 +50,12 @@ describe('two-Node lab: Encap (Geneve) on userspace OVS', () => {
     await run(['ip', 'link', 'set', peer, 'master', underlay.bridge]);
     externalIp = underlay.allocateIp();
     await external.exec(['ip', 'addr', 'add', `${externalIp}/24`, 'dev', 'eth0']);
-    pods.push(await addPod(nodes[0]!, 'a1'), await addPod(nodes[0]!, 'a2'), await addPod(nodes[1]!, 'b1'));
+    pods.push(
+      await addPod(nodes[0]!, 'a1'),
+      await addPod(nodes[0]!, 'a2'),
+      await addPod(nodes[1]!, 'b1'),
+      await addPod(nodes[2]!, 'c1'),
+    );
   });
 
   afterAll(async () => {
@@ -84,6 +90,19 @@ describe('two-Node lab: Encap (Geneve) on userspace OVS', () => {
     const [a1, , b1] = pods as [LabPod, LabPod, LabPod];
     expect(await ping(a1.netns, b1.ip)).toBe(true);
     expect(await ping(b1.netns, a1.ip)).toBe(true);
+  });
+
+  it('every Pod reaches every other Pod across three Nodes', async () => {
+    for (const from of pods) {
+      for (const to of pods) {
+        if (from !== to) expect(await ping(from.netns, to.ip), `${from.name} -> ${to.name}`).toBe(true);
+      }
+    }
+    // Each Node has a tunnel flow for each of the two others.
+    for (const n of nodes) {
+      const flows = await n.node.ovs.ofctl(['-O', 'OpenFlow15', 'dump-flows', 'br-int']);
+      expect(flows.match(/->tun_dst/g)).toHaveLength(2);
+    }
   });
 
   it('Node to a remote Pod through the host route and the ARP responder', async () => {
