@@ -260,12 +260,15 @@ export class Lab {
       user: 'antrea-agent',
       token: agentToken,
     });
-    for (const n of nodes) {
-      n.podCidr = await this.#waitPodCidr(n.name);
-      writeNodeFiles(this.layout, n, { cniLauncher: this.#artifacts.cniLauncher, agentKubeconfig });
-      await this.store.update((s) => void s.nodes.push(n));
-      await record(startAgent(this.layout, n, this.#artifacts.agentMain, this.store.read()?.controller));
-    }
+    await Promise.all(
+      nodes.map(async (n) => {
+        n.podCidr = await this.#waitPodCidr(n.name);
+        writeNodeFiles(this.layout, n, { cniLauncher: this.#artifacts.cniLauncher, agentKubeconfig });
+      }),
+    );
+    await this.store.update((s) => void s.nodes.push(...nodes));
+    const controller = this.store.read()?.controller;
+    for (const n of nodes) await record(startAgent(this.layout, n, this.#artifacts.agentMain, controller));
     await this.waitHealthy();
     await this.store.update((s) => {
       s.phase = 'up';
