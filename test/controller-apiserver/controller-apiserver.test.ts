@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { type ClientHttp2Session, connect, constants as h2 } from 'node:http2';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -469,6 +470,23 @@ describe('antrea-controller against a real kube-apiserver', () => {
     await controller.stop();
     const bytesAtStop = a1.bytesReceived;
     await promisify(execFile)('npx', ['tsc', '-b', 'cmd/antrea-controller'], { cwd: ROOT });
+    // Port and NodeIPAM from antrea-controller.conf, the rest from flags.
+    const conf = join(kube.dir, 'antrea-controller.conf');
+    writeFileSync(
+      conf,
+      [
+        `apiPort: ${port}`,
+        'featureGates:',
+        '  AntreaPolicy: true',
+        'nodeIPAM:',
+        '  enableNodeIPAM: true',
+        '  clusterCIDRs: [10.244.0.0/16, "fd00:10:244::/56"]',
+        '  nodeCIDRMaskSizeIPv4: 24',
+        '  nodeCIDRMaskSizeIPv6: 64',
+        'someFutureOption: ignored',
+        '',
+      ].join('\n'),
+    );
     const log: string[] = [];
     binary = spawn(
       process.execPath,
@@ -476,9 +494,7 @@ describe('antrea-controller against a real kube-apiserver', () => {
         join(ROOT, 'dist/cmd/antrea-controller/main.js'),
         `--kubeconfig=${kube.kubeconfigPath}`,
         `--bind-address=${SERVER_IP}`,
-        `--api-port=${port}`,
-        '--enable-node-ipam',
-        '--cluster-cidrs=10.244.0.0/16,fd00:10:244::/56',
+        `--config=${conf}`,
         '--log-level=info',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -502,6 +518,16 @@ describe('antrea-controller against a real kube-apiserver', () => {
     );
     const list = JSON.parse(await kube.kubectl(['get', '--raw', `${BASE}/networkpolicies`]));
     expect(list.items).toHaveLength(1);
+    // NodeIPAM from the file: a new Node gets podCIDRs that no other Node has.
+    await kube.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n5' } }),
+    });
+    const cidrs = await waitFor('n5 podCIDRs', async () => {
+      const c = await podCIDRs();
+      return c['n5']?.length === 2 ? c : undefined;
+    });
+    const v4 = Object.values(cidrs).map((v) => v[0]);
+    expect(new Set(v4).size).toBe(v4.length);
     binary.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(log.join('')).toContain('antrea-controller stopped');
