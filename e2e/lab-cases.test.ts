@@ -118,10 +118,14 @@ describe.skipIf(!isRoot)('case runner on the lab', () => {
     expect(nss.split('\n').filter((n) => /^namespace\/[xyz]$/.test(n))).toEqual([]);
   });
 
-  it.skipIf(!process.env.E2E_LAB_POLICY)('passes every shared and Antrea-native case', async () => {
-    const files = findCaseFiles([SHARED, join(ROOT, 'e2e/cases')]);
-    const lines: string[] = [];
-    const s = await runCaseFiles(provider, files, { onCase: (r) => lines.push(...caseLines(r)) });
-    expect(s.failed, `${lines.join('\n')}\n${summaryLine(s)}`).toBe(0);
-  });
+  it.skipIf(!process.env.E2E_LAB_POLICY)(
+    'passes every shared and Antrea-native case',
+    async () => {
+      const files = findCaseFiles([SHARED, join(ROOT, 'e2e/cases')]);
+      const lines: string[] = [];
+      const s = await runCaseFiles(provider, files, { onCase: (r) => lines.push(...caseLines(r)) });
+      expect(s.failed, `${lines.join('\n')}\n${summaryLine(s)}`).toBe(0);
+    },
+    3_600_000,
+  ); // 19 cases of 9 Pods each through the real CNI chain
 });
