@@ -1,5 +1,5 @@
 import { CniServer } from '@antrea-ts/cni/server';
-import type { OvsBridgeClient } from '@antrea-ts/ovsdb';
+import type { BridgeClient } from '@antrea-ts/ovsdb';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
@@ -40,7 +40,7 @@ export interface AgentDeps {
   readonly config: AgentConfig;
   readonly logger: Logger;
   /** Typed Open_vSwitch client on the local ovsdb-server. */
-  readonly bridges: OvsBridgeClient;
+  readonly bridges: BridgeClient;
   readonly ovsdbConnected?: () => boolean;
   /** OpenFlow session on br-int's management socket (started by the caller). */
   readonly sw: FlowSwitch;

@@ -1,4 +1,4 @@
-import type { OvsBridgeClient } from '@antrea-ts/ovsdb';
+import type { BridgeClient } from '@antrea-ts/ovsdb';
 import type { Logger } from 'pino';
 import { AgentError } from '../errors.js';
 import { type CommandRunner, inNetnsPath } from '../net/command-runner.js';
@@ -22,7 +22,7 @@ export interface PodConfiguratorDeps {
   readonly mtu: number;
   readonly gatewayMac: string;
   readonly runner: CommandRunner;
-  readonly bridges: OvsBridgeClient;
+  readonly bridges: BridgeClient;
   readonly flows: FlowCache;
   readonly ctx: FlowContext;
   readonly ipam: Ipam;

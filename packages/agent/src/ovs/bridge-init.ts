@@ -1,4 +1,4 @@
-import type { OvsBridgeClient, PortInfo } from '@antrea-ts/ovsdb';
+import type { BridgeClient, PortInfo } from '@antrea-ts/ovsdb';
 import type { Logger } from 'pino';
 import { type AgentConfig, GATEWAY_OFPORT, needsTunnel, TUNNEL_OFPORT } from '../config.js';
 import { ANTREA_TYPE_KEY, InterfaceKind, ROUND_KEY } from './external-ids.js';
@@ -24,7 +24,7 @@ export function tunnelOptions(): Record<string, string> {
  * never recreated, so Pods attached to it keep working across agent restarts.
  */
 export async function initBridge(
-  bridges: OvsBridgeClient,
+  bridges: BridgeClient,
   cfg: AgentConfig,
   gatewayMtu: number,
   logger: Logger,
@@ -84,7 +84,7 @@ export async function initBridge(
 }
 
 /** Records the round once its flows are installed, so the next start knows which cookies are stale. */
-export async function persistRound(bridges: OvsBridgeClient, cfg: AgentConfig, round: number): Promise<void> {
+export async function persistRound(bridges: BridgeClient, cfg: AgentConfig, round: number): Promise<void> {
   const bridge = await bridges.getBridge(cfg.bridgeName);
   await bridges.updateBridge(cfg.bridgeName, {
     externalIds: { ...(bridge?.externalIds ?? {}), [ROUND_KEY]: String(round) },

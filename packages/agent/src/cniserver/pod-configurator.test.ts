@@ -1,0 +1,152 @@
+import type { FlowMod } from '@antrea-ts/openflow';
+import { FakeBridgeClient } from '@antrea-ts/ovsdb/testing';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { CommandRunner, RunOptions } from '../net/command-runner.js';
+import { CookieAllocator } from '../openflow/cookie.js';
+import { FlowCache } from '../openflow/flow-cache.js';
+import type { FlowSwitch } from '../openflow/of-connection.js';
+import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
+import type { Ipam } from './host-local-ipam.js';
+import { InterfaceStore } from './interface-store.js';
+import { PodConfigurator } from './pod-configurator.js';
+
+const logger = pino({ level: 'silent' });
+
+class RecordingRunner implements CommandRunner {
+  calls: string[][] = [];
+  failOn: string | undefined;
+  async run(argv: readonly string[], _o?: RunOptions): Promise<string> {
+    this.calls.push([...argv]);
+    if (this.failOn && argv.includes(this.failOn)) throw new Error(`${this.failOn} failed`);
+    return '';
+  }
+}
+
+class FakeIpam implements Ipam {
+  held = new Set<string>();
+  next = 2;
+  async add(id: string) {
+    this.held.add(id);
+    return { address: `10.10.1.${this.next++}/24`, gateway: '10.10.1.1' };
+  }
+  async del(id: string) {
+    this.held.delete(id);
+  }
+  async check() {}
+}
+
+class NullSwitch implements FlowSwitch {
+  connected = true;
+  mods: FlowMod[] = [];
+  async bundle(m: readonly FlowMod[]) {
+    this.mods.push(...m);
+  }
+  async dumpFlows() {
+    return [];
+  }
+  onConnected() {
+    return () => undefined;
+  }
+  async waitConnected() {}
+}
+
+async function setup() {
+  const bridges = new FakeBridgeClient();
+  await bridges.ensureBridge('br-int');
+  const runner = new RecordingRunner();
+  const ipam = new FakeIpam();
+  const sw = new NullSwitch();
+  const store = new InterfaceStore();
+  const pods = new PodConfigurator({
+    bridgeName: 'br-int',
+    mtu: 1450,
+    gatewayMac: '02:00:00:00:00:01',
+    runner,
+    bridges,
+    flows: new FlowCache(sw, logger),
+    ctx: { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) },
+    ipam,
+    store,
+    logger,
+    randomBytes: (n) => Buffer.alloc(n, 0x11),
+  });
+  return { bridges, runner, ipam, sw, store, pods };
+}
+
+const req = {
+  containerId: 'c1',
+  netns: '/var/run/netns/p1',
+  ifName: 'eth0',
+  podName: 'web',
+  podNamespace: 'default',
+};
+
+describe('PodConfigurator', () => {
+  it('wires a Pod: IPAM, interface script, OVS port with identity, five Pod flows', async () => {
+    const { bridges, runner, sw, store, pods } = await setup();
+    const pod = await pods.add(req);
+    expect(pod).toMatchObject({
+      ip: '10.10.1.2',
+      ipCidr: '10.10.1.2/24',
+      mac: '12:11:11:11:11:11',
+      ofport: 1,
+    });
+    const sh = runner.calls.find((c) => c[0] === 'sh')!;
+    expect(sh.slice(3)).toEqual([
+      'antrea-pod',
+      pod.hostIfName,
+      '1450',
+      '12:11:11:11:11:11',
+      'eth0',
+      '12:11:11:11:11:11',
+      '/var/run/netns/p1',
+      '10.10.1.2/24',
+      '10.10.1.1',
+    ]);
+    const iface = await bridges.getInterface(pod.hostIfName);
+    expect(iface?.externalIds).toMatchObject({
+      'antrea-type': 'container',
+      'container-id': 'c1',
+      'pod-name': 'web',
+      'pod-namespace': 'default',
+      'ip-address': '10.10.1.2',
+      'attached-mac': '12:11:11:11:11:11',
+    });
+    expect(sw.mods.filter((m) => m.command === 'ADD')).toHaveLength(5);
+    expect(store.get('c1')).toBeDefined();
+    // A repeated ADD returns the same interface without doing anything.
+    const calls = runner.calls.length;
+    expect(await pods.add(req)).toBe(pod);
+    expect(runner.calls.length).toBe(calls);
+  });
+
+  it('rolls back IPAM when the interface cannot be made', async () => {
+    const { bridges, runner, ipam, store, pods } = await setup();
+    runner.failOn = 'sh';
+    await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
+    expect(ipam.held.size).toBe(0);
+    expect(store.size).toBe(0);
+    expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
+    expect(runner.calls.some((c) => c[0] === 'ip' && c[2] === 'del')).toBe(true);
+  });
+
+  it('rejects interface names that are not Linux names', async () => {
+    const { pods } = await setup();
+    await expect(pods.add({ ...req, ifName: 'eth0\nlink del x' })).rejects.toMatchObject({
+      code: 'AGENT_INTERFACE_FAILED',
+    });
+  });
+
+  it('DEL removes flows, port, veth and IP, and is idempotent', async () => {
+    const { bridges, ipam, sw, store, pods } = await setup();
+    const pod = await pods.add(req);
+    await pods.del(req);
+    expect(store.size).toBe(0);
+    expect(ipam.held.size).toBe(0);
+    expect(await bridges.getInterface(pod.hostIfName)).toBeUndefined();
+    expect(sw.mods.filter((m) => m.command === 'DELETE_STRICT')).toHaveLength(5);
+    await pods.del(req);
+    await pods.del({ ...req, containerId: 'never-seen' });
+  });
+});
