@@ -71,6 +71,8 @@ program
   .option('--no-controller', 'run without antrea-controller (connectivity only, no policy)')
   .action(
     async (o: { nodes: number; clusterCidr: string; demo: boolean; controller: boolean }, cmd: Command) => {
+      // `up` makes the state dir, so that its own log goes there from the start.
+      mkdirSync(join(cmd.optsWithGlobals<{ stateDir: string }>().stateDir, 'logs'), { recursive: true });
       const options = labOptions(cmd);
       const t0 = Date.now();
       out(`Starting a ${o.nodes}-Node lab in ${options.stateDir} ...`);

@@ -378,7 +378,7 @@ export class Lab {
             this.#assertRunning(`antrea-agent@${n.name}`);
             return this.#agentReady(n);
           },
-          { timeoutMs, intervalMs: 300 },
+          { timeoutMs, intervalMs: 500 },
         ),
       ),
     );
@@ -414,9 +414,11 @@ export class Lab {
   }
 
   async #agentReady(n: NodeRecord): Promise<boolean> {
-    const out = await run(['curl', '-sf', '--max-time', '2', `http://127.0.0.1:${n.apiPort}/readyz`], {
-      netns: n.netns,
-    }).catch(() => '');
+    // The agent API listens on the Node's loopback: ask from inside its netns (with node, which
+    // the lab needs anyway, rather than curl, which a fresh machine may lack).
+    const script = `fetch('http://127.0.0.1:${n.apiPort}/readyz', { signal: AbortSignal.timeout(2000) })
+      .then((r) => r.text()).then((t) => process.stdout.write(t), () => process.exit(1))`;
+    const out = await run([process.execPath, '-e', script], { netns: n.netns }).catch(() => '');
     return out.trim() === 'ok';
   }
 
