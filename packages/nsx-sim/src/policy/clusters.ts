@@ -77,14 +77,14 @@ export function clusterStatus(ctx: SimContext, ccp: PolicyObject): NsxObject {
 
 /** Security policies whose container-cluster-span names this cluster. */
 export function spannedPolicies(ctx: SimContext, ccp: PolicyObject): PolicyObject[] {
-  const out: PolicyObject[] = [];
+  const out = new Set<PolicyObject>();
   for (const obj of ctx.tree.all()) {
     if (obj.resource_type !== 'SecurityPolicyContainerCluster' || obj['container_cluster_path'] !== ccp.path)
       continue;
     const policy = ctx.tree.get(obj.parent_path);
-    if (policy && !out.includes(policy)) out.push(policy);
+    if (policy) out.add(policy);
   }
-  return out;
+  return [...out];
 }
 
 /** DFW category precedence: Ethernet, Emergency, Infrastructure, Environment, Application, then the rest. */
@@ -105,64 +105,152 @@ function collectStrings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.startsWith('/')) : [];
 }
 
-/**
- * What the CCP adapter must realize for one cluster (research notes §2.6): spanned policies with
- * their rules, and the groups and services they reference (transitively through PathExpression and
- * NestedServiceServiceEntry). Stands in for NSX-RPC/nestdb messages.
- */
-export function clusterFeed(ctx: SimContext, ccp: PolicyObject): NsxObject {
-  const policies = sortBySequence(spannedPolicies(ctx, ccp)).sort(
-    (a, b) => categoryRank(a['category']) - categoryRank(b['category']),
-  );
-  const groupPaths = new Set<string>();
-  const servicePaths = new Set<string>();
-  for (const p of policies) {
-    for (const g of collectStrings(p['scope'])) groupPaths.add(g);
+/** One object of the feed, rendered once per change of its subtree; `json` is filled on first use. */
+interface FeedEntry {
+  value: NsxObject;
+  json?: string;
+  /** Paths the object points at that the feed must carry too (in feed order). */
+  groups: string[];
+  services: string[];
+}
+
+interface FeedParts {
+  policies: FeedEntry[];
+  groups: FeedEntry[];
+  services: FeedEntry[];
+  /** The serialized feed for `generation` (the store's policy generation). */
+  json?: { generation: number; text: string };
+}
+
+function entryJson(e: FeedEntry): string {
+  e.json ??= JSON.stringify(e.value);
+  return e.json;
+}
+
+function policyEntry(ctx: SimContext, p: PolicyObject): FeedEntry {
+  return ctx.tree.memo(p, 'feed', () => {
+    const groups = collectStrings(p['scope']);
+    const services: string[] = [];
     for (const r of ctx.tree.children(p.path, 'rules')) {
-      for (const f of ['source_groups', 'destination_groups', 'scope']) {
-        for (const g of collectStrings(r[f])) groupPaths.add(g);
-      }
-      for (const s of collectStrings(r['services'])) servicePaths.add(s);
+      for (const f of ['source_groups', 'destination_groups', 'scope']) groups.push(...collectStrings(r[f]));
+      services.push(...collectStrings(r['services']));
     }
-  }
-  const groups: NsxObject[] = [];
-  const queue = [...groupPaths];
+    return {
+      value: {
+        ...ctx.tree.render(p),
+        container_cluster_span: ctx.tree
+          .children(p.path, 'container-cluster-span')
+          .map((s) => ctx.tree.render(s)),
+      },
+      groups,
+      services,
+    };
+  });
+}
+
+function groupEntry(ctx: SimContext, g: PolicyObject): FeedEntry {
+  return ctx.tree.memo(g, 'feed', () => ({
+    value: ctx.tree.render(g),
+    groups: expressionReferences(g['expression']),
+    services: [],
+  }));
+}
+
+function serviceEntry(ctx: SimContext, s: PolicyObject): FeedEntry {
+  return ctx.tree.memo(s, 'feed', () => {
+    const value = ctx.tree.render(s);
+    const nested: string[] = [];
+    for (const e of (value['service_entries'] as NsxObject[] | undefined) ?? []) {
+      if (typeof e['nested_service_path'] === 'string') nested.push(e['nested_service_path']);
+    }
+    return { value, groups: [], services: nested };
+  });
+}
+
+/** Breadth-first from `start` through `next`, each path once, skipping paths that do not exist. */
+function closure(
+  ctx: SimContext,
+  start: Iterable<string>,
+  entry: (o: PolicyObject) => FeedEntry,
+  next: (e: FeedEntry) => string[],
+): FeedEntry[] {
+  const queue = [...new Set(start)];
   const seen = new Set<string>();
-  while (queue.length > 0) {
-    const gp = queue.shift() as string;
-    if (seen.has(gp)) continue;
-    seen.add(gp);
-    const g = ctx.tree.get(gp);
-    if (!g) continue;
-    groups.push(ctx.tree.render(g));
-    queue.push(...expressionReferences(g['expression']));
+  const out: FeedEntry[] = [];
+  for (let i = 0; i < queue.length; i++) {
+    const path = queue[i] as string;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const obj = ctx.tree.get(path);
+    if (!obj) continue;
+    const e = entry(obj);
+    out.push(e);
+    for (const n of next(e)) if (!seen.has(n)) queue.push(n);
   }
-  const services: NsxObject[] = [];
-  const squeue = [...servicePaths];
-  const sseen = new Set<string>();
-  while (squeue.length > 0) {
-    const sp = squeue.shift() as string;
-    if (sseen.has(sp)) continue;
-    sseen.add(sp);
-    const s = ctx.tree.get(sp);
-    if (!s) continue;
-    const rendered = ctx.tree.render(s);
-    services.push(rendered);
-    for (const e of (rendered['service_entries'] as NsxObject[] | undefined) ?? []) {
-      if (typeof e['nested_service_path'] === 'string') squeue.push(e['nested_service_path']);
-    }
-  }
+  return out;
+}
+
+/**
+ * The feed's objects for one cluster, rebuilt only after the policy tree changed; after a change only
+ * the objects whose subtree changed are rendered again (the rest come from PolicyTree.memo), so
+ * building is linear in the feed's size and a one-rule change re-renders one policy.
+ */
+function feedParts(ctx: SimContext, ccp: PolicyObject): FeedParts {
+  return ctx.tree.memoAll(`feed:${ccp.path}`, () => {
+    const policies = sortBySequence(spannedPolicies(ctx, ccp))
+      .sort((a, b) => categoryRank(a['category']) - categoryRank(b['category']))
+      .map((p) => policyEntry(ctx, p));
+    return {
+      policies,
+      groups: closure(
+        ctx,
+        policies.flatMap((e) => e.groups),
+        (g) => groupEntry(ctx, g),
+        (e) => e.groups,
+      ),
+      services: closure(
+        ctx,
+        policies.flatMap((e) => e.services),
+        (s) => serviceEntry(ctx, s),
+        (e) => e.services,
+      ),
+    };
+  });
+}
+
+function feedHead(ctx: SimContext, ccp: PolicyObject): NsxObject {
   return {
     container_cluster_path: ccp.path,
     node_id: ccp['node_id'],
     policy_generation: ctx.store.policyGeneration,
-    security_policies: policies.map((p) => ({
-      ...ctx.tree.render(p),
-      container_cluster_span: ctx.tree
-        .children(p.path, 'container-cluster-span')
-        .map((s) => ctx.tree.render(s)),
-    })),
-    groups,
-    services,
   };
+}
+
+/**
+ * What the CCP adapter must realize for one cluster (research notes §2.6): spanned policies with
+ * their rules, and the groups and services they reference (transitively through PathExpression and
+ * NestedServiceServiceEntry). Stands in for NSX-RPC/nestdb messages. Cached per cluster until the
+ * policy tree changes: the objects inside are shared and must not be mutated.
+ */
+export function clusterFeed(ctx: SimContext, ccp: PolicyObject): NsxObject {
+  const parts = feedParts(ctx, ccp);
+  return {
+    ...feedHead(ctx, ccp),
+    security_policies: parts.policies.map((e) => e.value),
+    groups: parts.groups.map((e) => e.value),
+    services: parts.services.map((e) => e.value),
+  };
+}
+
+/** `JSON.stringify(clusterFeed(ctx, ccp))`, assembled from per-object pieces cached like the feed. */
+export function clusterFeedJson(ctx: SimContext, ccp: PolicyObject): string {
+  const parts = feedParts(ctx, ccp);
+  const generation = ctx.store.policyGeneration;
+  if (parts.json?.generation !== generation) {
+    const head = JSON.stringify(feedHead(ctx, ccp));
+    const list = (es: FeedEntry[]) => `[${es.map(entryJson).join(',')}]`;
+    const text = `${head.slice(0, -1)},"security_policies":${list(parts.policies)},"groups":${list(parts.groups)},"services":${list(parts.services)}}`;
+    parts.json = { generation, text };
+  }
+  return parts.json.text;
 }

@@ -102,6 +102,17 @@ export function antreaPolicyErrors(tree: PolicyTree, policy: PolicyObject): stri
   ];
 }
 
+const JUMP_ONLY_IN_ENVIRONMENT = 'action JUMP_TO_APPLICATION is only allowed in category Environment';
+
+/** Stored rules of `policy` that its category does not allow (JUMP_TO_APPLICATION outside Environment). */
+export function jumpRuleErrors(tree: PolicyTree, policy: PolicyObject): string[] {
+  if (policy['category'] === 'Environment') return [];
+  return tree
+    .children(policy.path, 'rules')
+    .filter((r) => r['action'] === 'JUMP_TO_APPLICATION')
+    .map((r) => `rule ${r.id}: ${JUMP_ONLY_IN_ENVIRONMENT}`);
+}
+
 export const domainKind: PolicyKind = { resourceType: 'Domain', collection: 'domains' };
 
 export const groupKind: PolicyKind = {
@@ -171,7 +182,7 @@ export const ruleKind: PolicyKind = {
     obj['services'] ??= ['ANY'];
     obj['scope'] ??= ['ANY'];
   },
-  validate: (obj, { tree }) => {
+  validate: (obj, { tree, pending }) => {
     const errs = [
       ...endpointErrors('source_groups', obj['source_groups'], true),
       ...endpointErrors('destination_groups', obj['destination_groups'], true),
@@ -179,9 +190,9 @@ export const ruleKind: PolicyKind = {
       ...endpointErrors('services', obj['services'], false),
     ];
     if (obj['action'] === 'JUMP_TO_APPLICATION') {
-      const policy = tree.get(obj.parent_path);
-      if (policy?.['category'] !== 'Environment')
-        errs.push('action JUMP_TO_APPLICATION is only allowed in category Environment');
+      // The policy as it will be after this write (created or changed together with its rules).
+      const policy = pending.find((p) => p.path === obj.parent_path) ?? tree.get(obj.parent_path);
+      if (policy?.['category'] !== 'Environment') errs.push(JUMP_ONLY_IN_ENVIRONMENT);
     }
     if (isAntreaSpanned(tree, obj.parent_path)) errs.push(...antreaRuleErrors(tree, obj));
     return errs;
@@ -230,9 +241,13 @@ export const securityPolicyKind: PolicyKind = {
     obj['stateful'] ??= true;
     obj['scope'] ??= ['ANY'];
   },
-  validate: (obj, { tree }) => [
+  validate: (obj, { tree, replacesEmbedded, childrenFollow }) => [
     ...endpointErrors('scope', obj['scope'], false),
     ...(isAntreaSpanned(tree, obj.path) ? antreaPolicyErrors(tree, obj) : []),
+    // Rules kept from before must still fit the (possibly changed) category; rules in the body are
+    // checked against this policy when they are validated. A hierarchical PATCH checks once its
+    // nested rules are written too.
+    ...(replacesEmbedded || childrenFollow ? [] : jumpRuleErrors(tree, obj)),
   ],
   references: (obj) => pathsIn(obj['scope']),
   render: (obj, tree) => ({ rule_count: tree.children(obj.path, 'rules').length }),

@@ -34,6 +34,20 @@ const IMPLICIT_PARENTS = new Set([
 export interface WriteContext {
   tree: PolicyTree;
   existing: PolicyObject | undefined;
+  /**
+   * Objects validated earlier in the same write (the parent first, then embedded siblings): what
+   * they will be once the write is applied. Look a parent up here before the stored tree.
+   */
+  pending: readonly PolicyObject[];
+  /** The write replaces this object's embedded children (its body carries them). */
+  replacesEmbedded: boolean;
+  /** More children of this object follow in the same transaction (hierarchical PATCH); it checks them itself. */
+  childrenFollow: boolean;
+}
+
+export interface WriteOptions {
+  /** See WriteContext.childrenFollow. */
+  childrenFollow?: boolean;
 }
 
 /** How one Policy API resource family behaves. */
@@ -70,12 +84,41 @@ export function joinPath(parentPath: string, collection: string, id: string): st
   return `${parentPath}/${collection}/${id}`;
 }
 
+/** `/a/c/x` -> `/a/c`: the collection an object path belongs to. */
+function collectionOf(path: string): string {
+  return path.slice(0, Math.max(0, path.lastIndexOf('/')));
+}
+
+/** `/a/c/x` -> `/a`: the parent object path, or undefined at the top. */
+function parentOf(path: string): string | undefined {
+  const parent = collectionOf(collectionOf(path));
+  return parent === '' ? undefined : parent;
+}
+
+interface MemoEntry {
+  stamp: number;
+  obj: PolicyObject | undefined;
+  value: unknown;
+}
+
 /**
  * The Policy object tree: envelope bookkeeping, `_revision` checks, embedded children, reference
  * integrity. Routes and the demo seed both go through it, so seeded objects obey the same rules.
  */
 export class PolicyTree {
   private readonly kinds = new Map<string, PolicyKind>();
+  /** The `state.policy` record the indexes below describe; another record (load, rollback, reset) means rebuild. */
+  private indexed: Record<string, PolicyObject> | undefined;
+  /** Collection path (`<parent>/<collection>`) -> child paths, in the record's insertion order. */
+  private readonly byCollection = new Map<string, Set<string>>();
+  /** Object path -> collection paths under it that have children. */
+  private readonly collectionsOf = new Map<string, Set<string>>();
+  /** Bumped on every change through the tree and on every rebuild. */
+  private changes = 0;
+  /** Path -> `changes` value when the object or anything below it last changed. */
+  private readonly stamps = new Map<string, number>();
+  /** Path -> memo key -> cached derived value (see memo()). */
+  private readonly memos = new Map<string, Map<string, MemoEntry>>();
 
   constructor(private readonly deps: PolicyTreeDeps) {}
 
@@ -85,7 +128,123 @@ export class PolicyTree {
   }
 
   private get objects(): Record<string, PolicyObject> {
+    this.sync();
     return this.deps.store.state.policy;
+  }
+
+  /** Brings the indexes up to date with the store's current state record. */
+  private sync(): void {
+    const objects = this.deps.store.state.policy;
+    if (objects !== this.indexed) this.reindex(objects);
+  }
+
+  /** Rebuilds the child index from a record the tree has not seen (loaded, rolled back or reset state). */
+  private reindex(objects: Record<string, PolicyObject>): void {
+    this.indexed = objects;
+    this.byCollection.clear();
+    this.collectionsOf.clear();
+    this.stamps.clear();
+    this.memos.clear();
+    this.changes += 1;
+    for (const p of Object.keys(objects)) this.indexAdd(p);
+  }
+
+  private indexAdd(path: string): void {
+    const coll = collectionOf(path);
+    let set = this.byCollection.get(coll);
+    if (!set) {
+      set = new Set();
+      this.byCollection.set(coll, set);
+      const owner = collectionOf(coll);
+      let colls = this.collectionsOf.get(owner);
+      if (!colls) {
+        colls = new Set();
+        this.collectionsOf.set(owner, colls);
+      }
+      colls.add(coll);
+    }
+    set.add(path);
+  }
+
+  private indexRemove(path: string): void {
+    const coll = collectionOf(path);
+    const set = this.byCollection.get(coll);
+    if (!set) return;
+    set.delete(path);
+    if (set.size > 0) return;
+    this.byCollection.delete(coll);
+    const owner = collectionOf(coll);
+    const colls = this.collectionsOf.get(owner);
+    colls?.delete(coll);
+    if (colls?.size === 0) this.collectionsOf.delete(owner);
+  }
+
+  /** Records that the object at `path` (or something below it) changed: it and its ancestors get a new stamp. */
+  private stamp(path: string): void {
+    this.changes += 1;
+    for (let p: string | undefined = path; p !== undefined; p = parentOf(p)) this.stamps.set(p, this.changes);
+  }
+
+  /** Stores `obj` at its path, keeping the indexes current. */
+  private store(obj: PolicyObject): void {
+    const objects = this.objects;
+    if (!Object.hasOwn(objects, obj.path)) this.indexAdd(obj.path);
+    objects[obj.path] = obj;
+    this.stamp(obj.path);
+  }
+
+  /**
+   * Callers that change a stored object in place (instead of through write()) report it here, so
+   * that values derived from it (memo(), version) are recomputed.
+   */
+  markChanged(path: string): void {
+    this.sync();
+    this.stamp(path);
+  }
+
+  /** Changes with every modification of the tree (and when the state is replaced). */
+  get version(): number {
+    this.sync();
+    return this.changes;
+  }
+
+  /**
+   * A value derived from `obj` and its subtree, computed once and reused until the object is
+   * replaced or it or anything below it changes. The value is shared: callers must not mutate it.
+   */
+  memo<T>(obj: PolicyObject, key: string, compute: () => T): T {
+    this.sync();
+    const stamp = this.stamps.get(obj.path) ?? 0;
+    let byKey = this.memos.get(obj.path);
+    const hit = byKey?.get(key);
+    if (hit && hit.stamp === stamp && hit.obj === obj) return hit.value as T;
+    const value = compute();
+    if (!byKey) {
+      byKey = new Map();
+      this.memos.set(obj.path, byKey);
+    }
+    byKey.set(key, { stamp, obj, value });
+    return value;
+  }
+
+  /**
+   * A value derived from the whole tree (under `key`), computed once and reused until anything in
+   * the tree changes. The value is shared: callers must not mutate it.
+   */
+  memoAll<T>(key: string, compute: () => T): T {
+    const stamp = this.version;
+    let byKey = this.memos.get('');
+    const hit = byKey?.get(key);
+    if (hit && hit.stamp === stamp) return hit.value as T;
+    const value = compute();
+    if (!byKey) {
+      byKey = new Map();
+      this.memos.set('', byKey);
+    }
+    // Older entries can never be hit again (e.g. the feed of a cluster since deleted): drop them.
+    for (const [k, e] of byKey) if (e.stamp !== stamp) byKey.delete(k);
+    byKey.set(key, { stamp, obj: undefined, value });
+    return value;
   }
 
   get(path: string): PolicyObject | undefined {
@@ -104,10 +263,22 @@ export class PolicyTree {
 
   /** Direct children of `parentPath` in collection `collection`. */
   children(parentPath: string, collection: string): PolicyObject[] {
-    const prefix = `${parentPath}/${collection}/`;
+    const objects = this.objects;
     const out: PolicyObject[] = [];
-    for (const [p, obj] of Object.entries(this.objects)) {
-      if (p.startsWith(prefix) && !p.slice(prefix.length).includes('/')) out.push(obj);
+    for (const p of this.byCollection.get(`${parentPath}/${collection}`) ?? []) {
+      const obj = objects[p];
+      if (obj) out.push(obj);
+    }
+    return out;
+  }
+
+  /** Paths of every stored object below `path` (not `path` itself), parents before children. */
+  private descendants(path: string, out: string[] = []): string[] {
+    for (const coll of this.collectionsOf.get(path) ?? []) {
+      for (const child of this.byCollection.get(coll) ?? []) {
+        out.push(child);
+        this.descendants(child, out);
+      }
     }
     return out;
   }
@@ -153,14 +324,17 @@ export class PolicyTree {
     body: NsxObject,
     mode: WriteMode,
     user: string,
+    options: WriteOptions = {},
   ): NsxObject {
     if (!this.exists(parentPath)) throw notFound(parentPath);
+    const childrenFollow = options.childrenFollow ?? false;
     const pending: PolicyObject[] = [];
-    const parent = this.prepare(kind, parentPath, id, body, mode, user);
+    const emb = kind.embedded;
+    const replacesEmbedded = emb !== undefined && Array.isArray(body[emb.field]);
+    const parent = this.prepare(kind, parentPath, id, body, mode, user, [], replacesEmbedded, childrenFollow);
     pending.push(parent);
     const removals: string[] = [];
-    const emb = kind.embedded;
-    if (emb && Array.isArray(body[emb.field])) {
+    if (emb && replacesEmbedded) {
       const seen = new Set<string>();
       for (const [i, child] of (body[emb.field] as unknown[]).entries()) {
         if (typeof child !== 'object' || child === null) {
@@ -174,7 +348,9 @@ export class PolicyTree {
         if (seen.has(childId))
           throw new NsxApiError('NSX_INVALID_REQUEST', `duplicate ${emb.field} id ${childId}`);
         seen.add(childId);
-        pending.push(this.prepare(emb.kind, parent.path, childId, childBody, mode, user, pending));
+        pending.push(
+          this.prepare(emb.kind, parent.path, childId, childBody, mode, user, pending, false, false),
+        );
       }
       for (const old of this.children(parent.path, emb.kind.collection)) {
         if (!seen.has(old.id)) removals.push(old.path);
@@ -182,7 +358,7 @@ export class PolicyTree {
     }
     // Everything validated: apply.
     for (const p of removals) this.removeSubtree(p);
-    for (const obj of pending) this.objects[obj.path] = obj;
+    for (const obj of pending) this.store(obj);
     this.deps.store.commit('policy');
     return this.render(parent);
   }
@@ -194,7 +370,9 @@ export class PolicyTree {
     body: NsxObject,
     mode: WriteMode,
     user: string,
-    siblings: PolicyObject[] = [],
+    siblings: PolicyObject[],
+    replacesEmbedded: boolean,
+    childrenFollow: boolean,
   ): PolicyObject {
     if (!/^[A-Za-z0-9_.:@-][A-Za-z0-9_.:@ -]{0,254}$/.test(id)) {
       throw new NsxApiError('NSX_INVALID_REQUEST', `invalid object id "${id}"`);
@@ -276,7 +454,9 @@ export class PolicyTree {
       };
       kind.onCreate?.(next, this, body);
     }
-    const errors = kind.validate?.(next, { tree: this, existing }) ?? [];
+    const errors =
+      kind.validate?.(next, { tree: this, existing, pending: siblings, replacesEmbedded, childrenFollow }) ??
+      [];
     if (errors.length > 0) {
       throw new NsxApiError(
         'NSX_INVALID_OBJECT',
@@ -329,7 +509,18 @@ export class PolicyTree {
   /** Removes without checks and without committing (callers commit). */
   removeSubtree(path: string): void {
     const inside = (p: string) => p === path || p.startsWith(`${path}/`);
-    for (const p of Object.keys(this.objects)) if (inside(p)) delete this.objects[p];
+    const objects = this.objects;
+    const removed = this.descendants(path);
+    if (Object.hasOwn(objects, path)) removed.push(path);
+    for (const p of removed) {
+      delete objects[p];
+      this.indexRemove(p);
+      this.stamps.delete(p);
+      this.memos.delete(p);
+    }
+    const parent = parentOf(path);
+    if (parent !== undefined) this.stamp(parent);
+    else this.changes += 1;
     const state = this.deps.store.state;
     for (const p of Object.keys(state.realization)) if (inside(p)) delete state.realization[p];
     for (const byRule of Object.values(state.statistics)) {
@@ -359,7 +550,7 @@ export class PolicyTree {
 
   /** Stores a fully formed object (seed/system objects). */
   putRaw(obj: PolicyObject): void {
-    this.objects[obj.path] = obj;
+    this.store(obj);
   }
 }
 

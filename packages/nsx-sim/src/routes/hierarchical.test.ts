@@ -106,6 +106,58 @@ describe('hierarchical API', () => {
     expect(wrongParent.body.error_message).toContain('cannot be a child of Infra');
   });
 
+  it('JUMP_TO_APPLICATION rules are checked against the policy the same PATCH writes', async () => {
+    const env = (extra: object) => ({
+      resource_type: 'ChildDomain',
+      Domain: {
+        id: 'default',
+        children: [{ resource_type: 'ChildSecurityPolicy', SecurityPolicy: { id: 'env', ...extra } }],
+      },
+    });
+    const jump = { id: 'j', action: 'JUMP_TO_APPLICATION' };
+    const childRule = (rule: object) => ({ resource_type: 'ChildRule', Rule: rule });
+    // Rules embedded in the SecurityPolicy and nested as ChildRule.
+    const embedded = await sim.call('PATCH', `${P}/infra`, {
+      children: [env({ category: 'Environment', rules: [jump] })],
+    });
+    expect(embedded.status, embedded.raw).toBe(200);
+    const nested = await sim.call('PATCH', `${P}/infra`, {
+      children: [env({ category: 'Environment', children: [childRule({ ...jump, id: 'k' })] })],
+    });
+    expect(nested.status, nested.raw).toBe(200);
+    expect((await sim.call('GET', `${SP}/env`)).body.rules.map((r: { id: string }) => r.id)).toEqual([
+      'j',
+      'k',
+    ]);
+    // Leaving Environment: fine when the same PATCH changes the rules, refused (and nothing kept) otherwise.
+    const leaving = await sim.call('PATCH', `${P}/infra`, {
+      children: [env({ category: 'Application', children: [childRule({ id: 'j', action: 'ALLOW' })] })],
+    });
+    expect(leaving.status).toBe(400);
+    expect(leaving.body.error_message).toContain('rule k: action JUMP_TO_APPLICATION');
+    expect((await sim.call('GET', `${SP}/env`)).body.category).toBe('Environment');
+    const left = await sim.call('PATCH', `${P}/infra`, {
+      children: [
+        env({
+          category: 'Application',
+          children: [
+            childRule({ id: 'j', action: 'ALLOW' }),
+            { resource_type: 'ChildRule', Rule: { id: 'k' }, marked_for_delete: true },
+          ],
+        }),
+      ],
+    });
+    expect(left.status, left.raw).toBe(200);
+    expect((await sim.call('GET', `${SP}/env`)).body).toMatchObject({
+      category: 'Application',
+      rules: [expect.objectContaining({ id: 'j', action: 'ALLOW' })],
+    });
+    const embeddedInApp = await sim.call('PATCH', `${P}/infra`, {
+      children: [env({ rules: [jump] })],
+    });
+    expect(embeddedInApp.status).toBe(400);
+  });
+
   it('marked_for_delete deletes, in an order that satisfies references', async () => {
     await sim.call('PATCH', `${G}/web`, group('web', 'a|b').Group);
     await sim.call('PATCH', `${SP}/p`, {

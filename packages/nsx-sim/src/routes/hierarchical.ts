@@ -6,6 +6,7 @@ import {
   containerClusterSpanKind,
   domainKind,
   groupKind,
+  jumpRuleErrors,
   ruleKind,
   securityPolicyKind,
   serviceEntryKind,
@@ -87,10 +88,13 @@ export function registerHierarchicalRoutes(app: FastifyInstance, ctx: SimContext
             return;
           }
           const { children: nested, ...fields } = obj;
-          ctx.tree.write(type.kind, parentPath, obj['id'], fields, 'PATCH', req.nsxUser);
+          const childrenFollow = Array.isArray(nested) && nested.length > 0;
+          ctx.tree.write(type.kind, parentPath, obj['id'], fields, 'PATCH', req.nsxUser, { childrenFollow });
           walk(path, kindType(type.kind), nested, `${w}.${type.prop}`);
+          if (childrenFollow && type.kind === securityPolicyKind) written.push(path);
         });
       };
+      const written: string[] = [];
       walk('/infra', 'Infra', body.children, 'Infra');
       // Deletes last; retry in rounds so that deleting both a referrer and its target works in any order.
       let pending = deletes.filter((p) => ctx.tree.get(p));
@@ -105,6 +109,20 @@ export function registerHierarchicalRoutes(app: FastifyInstance, ctx: SimContext
         }
         if (failed.length === pending.length) throw failed[0]?.[1];
         pending = failed.map(([p]) => p);
+      }
+      // Policies written with nested rules: their rules as they are after the whole change must fit their category.
+      for (const path of written) {
+        const policy = ctx.tree.get(path);
+        const errors = policy ? jumpRuleErrors(ctx.tree, policy) : [];
+        if (errors.length > 0) {
+          throw new NsxApiError(
+            'NSX_INVALID_OBJECT',
+            `SecurityPolicy ${path} is invalid: ${errors.join('; ')}`,
+            {
+              related: errors,
+            },
+          );
+        }
       }
     });
     return reply.code(200).send();

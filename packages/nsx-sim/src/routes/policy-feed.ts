@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimContext } from '../context.js';
-import { clusterFeed, requireCluster } from '../policy/clusters.js';
+import { clusterFeedJson, requireCluster } from '../policy/clusters.js';
 import { RPC_PREFIX } from './rpc-prefix.js';
 
 export const MAX_FEED_WAIT_MS = 60_000;
@@ -44,7 +44,8 @@ export function registerPolicyFeedRoutes(app: FastifyInstance, ctx: SimContext):
         }
       }
       // The cluster may have been deleted while waiting.
-      return clusterFeed(ctx, requireCluster(ctx, clusterId));
+      const feed = clusterFeedJson(ctx, requireCluster(ctx, clusterId));
+      return reply.type('application/json; charset=utf-8').send(feed);
     },
   );
 }

@@ -290,6 +290,43 @@ describe('security policies and rules', () => {
     expect(badDir.body.error_message).toContain('direction');
   });
 
+  it('JUMP_TO_APPLICATION is checked against the policy as the same write leaves it', async () => {
+    const jump = (id: string, seq: number) => rule(id, seq, { action: 'JUMP_TO_APPLICATION' });
+    // Created together with its Environment policy.
+    const created = await sim.call('PATCH', `${SP}/env`, {
+      ...policy([jump('j', 1)]),
+      category: 'Environment',
+    });
+    expect(created.status, created.raw).toBe(200);
+    expect((await sim.call('GET', `${SP}/env`)).body.rules[0].action).toBe('JUMP_TO_APPLICATION');
+    // An Application policy turned into Environment in the PATCH that adds the rule.
+    await sim.call('PATCH', `${SP}/app`, policy([rule('a', 1)]));
+    const switched = await sim.call('PUT', `${SP}/app`, {
+      ...policy([{ ...jump('a', 1), _revision: 0 }]),
+      category: 'Environment',
+      _revision: 0,
+    });
+    expect(switched.status, switched.raw).toBe(200);
+    // The other way round: leaving Environment with the rule in the body, or with it kept from before.
+    const leaving = await sim.call('PATCH', `${SP}/env`, { category: 'Application', rules: [jump('j', 1)] });
+    expect(leaving.status).toBe(400);
+    expect(leaving.body.error_message).toContain('only allowed in category Environment');
+    const keeping = await sim.call('PATCH', `${SP}/env`, { category: 'Application' });
+    expect(keeping.status).toBe(400);
+    expect(keeping.body.error_message).toContain('rule j: action JUMP_TO_APPLICATION');
+    expect((await sim.call('GET', `${SP}/env`)).body.category).toBe('Environment');
+    // Leaving Environment while replacing the rule in the same write is fine.
+    const replaced = await sim.call('PATCH', `${SP}/env`, { category: 'Application', rules: [rule('j', 1)] });
+    expect(replaced.status, replaced.raw).toBe(200);
+    // A rule written on its own still sees the stored policy.
+    expect((await sim.call('PATCH', `${SP}/env/rules/j`, { action: 'JUMP_TO_APPLICATION' })).status).toBe(
+      400,
+    );
+    expect((await sim.call('PATCH', `${SP}/app/rules/b`, { action: 'JUMP_TO_APPLICATION' })).status).toBe(
+      200,
+    );
+  });
+
   it('refuses to delete a group or service still referenced by a rule (500030)', async () => {
     await sim.call('PATCH', `${SP}/p1`, policy([rule('a', 10)]));
     const del = await sim.call('DELETE', `${G}/web`);

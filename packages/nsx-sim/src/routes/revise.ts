@@ -42,6 +42,7 @@ function placeAt(
   const touch = (o: PolicyObject, n: number) => {
     if (o === self) {
       o['sequence_number'] = n; // its _revision was bumped by the write
+      ctx.tree.markChanged(o.path);
       return;
     }
     if (o['sequence_number'] === n) return;
@@ -49,6 +50,7 @@ function placeAt(
     o._revision += 1;
     o['_last_modified_time'] = now;
     o['_last_modified_user'] = user;
+    ctx.tree.markChanged(o.path);
   };
   if (chosen !== undefined) {
     touch(self, chosen);

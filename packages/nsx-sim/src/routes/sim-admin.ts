@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SimContext } from '../context.js';
 import { NsxApiError } from '../errors.js';
 import type { RequestJournal } from '../http/journal.js';
-import { clusterFeed, clusterStatus, findCluster } from '../policy/clusters.js';
+import { clusterFeedJson, clusterStatus, findCluster } from '../policy/clusters.js';
 import { loadDemo } from '../seed/demo.js';
 import { ensureSystemObjects } from '../seed/system-objects.js';
 import { emptyState, type NsxObject, type SimState } from '../state/types.js';
@@ -177,9 +177,9 @@ export function registerSimAdminRoutes(app: FastifyInstance, ctx: SimContext, jo
     }
     return { satisfied: true, generation: ctx.store.generation };
   });
-  app.get('/sim/clusters/:clusterId/feed', async (req) => {
+  app.get('/sim/clusters/:clusterId/feed', async (req, reply) => {
     const ccp = findCluster(ctx, (req.params as { clusterId: string }).clusterId);
     if (!ccp) throw new NsxApiError('NSX_NOT_FOUND', 'no such cluster');
-    return clusterFeed(ctx, ccp);
+    return reply.type('application/json; charset=utf-8').send(clusterFeedJson(ctx, ccp));
   });
 }

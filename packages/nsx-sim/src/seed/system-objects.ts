@@ -16,7 +16,10 @@ export function ensureSystemObjects(tree: PolicyTree): void {
   if (!tree.get('/infra/domains/default')) {
     tree.write(domainKind, '/infra', 'default', { display_name: 'default' }, 'PATCH', 'system');
     const d = tree.get('/infra/domains/default');
-    if (d) d['_system_owned'] = true;
+    if (d) {
+      d['_system_owned'] = true;
+      tree.markChanged(d.path);
+    }
   }
   for (const [id, proto, port] of SYSTEM_SERVICES) {
     if (tree.get(`/infra/services/${id}`)) continue;
@@ -40,6 +43,9 @@ export function ensureSystemObjects(tree: PolicyTree): void {
       'system',
     );
     const s = tree.get(`/infra/services/${id}`);
-    if (s) s['_system_owned'] = true;
+    if (s) {
+      s['_system_owned'] = true;
+      tree.markChanged(s.path);
+    }
   }
 }
