@@ -74,6 +74,13 @@ program
       // `up` makes the state dir, so that its own log goes there from the start.
       mkdirSync(join(cmd.optsWithGlobals<{ stateDir: string }>().stateDir, 'logs'), { recursive: true });
       const options = labOptions(cmd);
+      // The components run detached and survive an interrupted `up`: say how to remove them.
+      process.once('SIGINT', () => {
+        process.stderr.write(
+          '\nlab: interrupted; what started keeps running: `npm run lab -- down` removes it\n',
+        );
+        process.exit(130);
+      });
       const t0 = Date.now();
       out(`Starting a ${o.nodes}-Node lab in ${options.stateDir} ...`);
       const lab = await Lab.up({
