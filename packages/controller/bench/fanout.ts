@@ -143,6 +143,7 @@ async function controllerChild(): Promise<void> {
     port: server.address.port,
     ca: certs.current().caBundlePem,
     computeMs,
+    cpuS: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
     counts: {
       np: networkPolicies.size,
       atg: appliedToGroups.size,
@@ -374,6 +375,7 @@ async function parent(): Promise<void> {
   m('controller_rss_after_sync', afterSync.rssMB as number, 'MB');
   // CPU of the controller up to here: compute plus serving every initial state.
   m('controller_cpu_until_synced', afterSync.cpuS as number, 's');
+  m('controller_cpu_serving_initial', (afterSync.cpuS as number) - (ready.cpuS as number), 's');
 
   const reset = async () => {
     await Promise.all(

@@ -40,3 +40,4 @@ export * from './validation/group.js';
 export * from './validation/policy.js';
 export * from './validation/result.js';
 export * from './validation/tier.js';
+export * from './apiserver/initial-batch.js';

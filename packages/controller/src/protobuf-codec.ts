@@ -79,23 +79,86 @@ const typeFields = new Map<string, Uint8Array>();
 
 /** 4-byte big-endian length + meta/v1 WatchEvent{type, object: RawExtension{raw}}. */
 function watchFrame(type: WatchEventType, object: Uint8Array): Uint8Array {
-  let typeField = typeFields.get(type);
-  if (!typeField) {
-    typeField = lenField(0x0a, utf8.encode(type));
-    typeFields.set(type, typeField);
-  }
+  const tf = typeField(type);
   const rawExtLen = 1 + varintSize(object.length) + object.length;
-  const size = typeField.length + 1 + varintSize(rawExtLen) + rawExtLen;
+  const size = tf.length + 1 + varintSize(rawExtLen) + rawExtLen;
   const out = new Uint8Array(4 + size);
   new DataView(out.buffer).setUint32(0, size, false);
-  out.set(typeField, 4);
-  let pos = 4 + typeField.length;
+  out.set(tf, 4);
+  let pos = 4 + tf.length;
   out[pos++] = 0x12;
   pos = writeVarint(out, pos, rawExtLen);
   out[pos++] = 0x0a;
   pos = writeVarint(out, pos, object.length);
   out.set(object, pos);
   return out;
+}
+
+/** Bare protobuf message of a controlplane object (what runtime.Unknown.raw carries). */
+export function encodeProtobufRaw(object: ApiObject): Uint8Array {
+  const kind = object.kind;
+  if (typeof kind !== 'string' || !KINDS.has(kind)) {
+    throw ApiError.notAcceptable(['application/json']);
+  }
+  // The message codec reads only the fields of the message, so apiVersion/kind are ignored.
+  return encodeControlplane(kind as ControlplaneKind, object as never);
+}
+
+function typeField(type: WatchEventType): Uint8Array {
+  let f = typeFields.get(type);
+  if (!f) {
+    f = lenField(0x0a, utf8.encode(type));
+    typeFields.set(type, f);
+  }
+  return f;
+}
+
+/** Size of the complete watch frame writeProtobufFrame writes. */
+export function protobufFrameSize(type: WatchEventType, kind: string, rawLength: number): number {
+  const envLen = envelopeHead(kind).length + 1 + varintSize(rawLength) + rawLength + 4;
+  const rawExtLen = 1 + varintSize(envLen) + envLen;
+  return 4 + typeField(type).length + 1 + varintSize(rawExtLen) + rawExtLen;
+}
+
+/**
+ * Writes one complete watch frame (length, WatchEvent, envelope, raw) at `pos` of `out` and
+ * returns the end: the same bytes as frameWatchEvent(type, encode(obj)) without the two
+ * intermediate allocations, for batches of initial events.
+ */
+export function writeProtobufFrame(
+  out: Uint8Array,
+  pos: number,
+  type: WatchEventType,
+  kind: string,
+  raw: Uint8Array,
+): number {
+  const head = envelopeHead(kind);
+  const tf = typeField(type);
+  const envLen = head.length + 1 + varintSize(raw.length) + raw.length + 4;
+  const rawExtLen = 1 + varintSize(envLen) + envLen;
+  const size = tf.length + 1 + varintSize(rawExtLen) + rawExtLen;
+  out[pos] = (size >>> 24) & 0xff;
+  out[pos + 1] = (size >>> 16) & 0xff;
+  out[pos + 2] = (size >>> 8) & 0xff;
+  out[pos + 3] = size & 0xff;
+  pos += 4;
+  out.set(tf, pos);
+  pos += tf.length;
+  out[pos++] = 0x12;
+  pos = writeVarint(out, pos, rawExtLen);
+  out[pos++] = 0x0a;
+  pos = writeVarint(out, pos, envLen);
+  out.set(head, pos);
+  pos += head.length;
+  out[pos++] = 0x12;
+  pos = writeVarint(out, pos, raw.length);
+  out.set(raw, pos);
+  pos += raw.length;
+  out[pos++] = 0x1a;
+  out[pos++] = 0;
+  out[pos++] = 0x22;
+  out[pos++] = 0;
+  return pos;
 }
 
 /**
@@ -110,14 +173,7 @@ function watchFrame(type: WatchEventType, object: Uint8Array): Uint8Array {
 export const protobufCodec: ApiCodec = {
   mediaType: CONTENT_TYPE_PROTOBUF,
   streamContentType: CONTENT_TYPE_PROTOBUF_WATCH,
-  encode(object: ApiObject): Uint8Array {
-    const kind = object.kind;
-    if (typeof kind !== 'string' || !KINDS.has(kind)) {
-      throw ApiError.notAcceptable(['application/json']);
-    }
-    // The message codec reads only the fields of the message, so apiVersion/kind are ignored.
-    return envelope(kind, encodeControlplane(kind as ControlplaneKind, object as never));
-  },
+  encode: (object: ApiObject): Uint8Array => envelope(object.kind as string, encodeProtobufRaw(object)),
   frameWatchEvent: watchFrame,
   decode(body: Uint8Array): unknown {
     const { kind, object } = decodeControlplaneObject(body);

@@ -1,8 +1,9 @@
 import { CONTROLPLANE_API_VERSION } from '@antrea-ts/apis';
-import type { ApiCodec, ApiObject, WatchSink } from '@antrea-ts/apiserver';
+import type { ApiObject, WatchSink } from '@antrea-ts/apiserver';
 import type { Logger } from 'pino';
 import type { SpannedObject, Store, StoreEvent, Versioned } from '../store/ram-store.js';
 import { deletedObject, type WireConversion } from './conversions.js';
+import { InitialBatch, SharedEncodings } from './initial-batch.js';
 
 /** What a watcher asked for: one Node's span (or every Node), optionally one object by name. */
 export interface WatchScope {
@@ -23,8 +24,6 @@ export interface HubObserver {
 }
 
 const ALL = '\u0000all';
-/** Initial events are written in batches of about this size. */
-const INITIAL_BATCH_BYTES = 256 * 1024;
 
 /**
  * Serves one store to its watchers with Antrea's semantics (pkg/apiserver/storage/ram/watch.go and
@@ -47,8 +46,8 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
   /** Full wire object of each stored version, shared by every watcher and list (non-per-Node kinds). */
   readonly #fullCache = new WeakMap<T, { rv: number; obj: ApiObject }>();
   #bookmark: { rv: number; obj: ApiObject } | undefined;
-  /** Encoded frames of shared wire objects, per codec: every watcher's initial list reuses them. */
-  readonly #frames = new WeakMap<ApiObject, Map<string, Uint8Array>>();
+  /** Encodings of shared wire objects: every watcher's initial list reuses them. */
+  readonly #encodings = new SharedEncodings();
   #unsubscribe: (() => void) | undefined;
   #count = 0;
 
@@ -121,26 +120,9 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
    */
   watch(scope: WatchScope, sink: WatchSink, initialEvents = true, watchList = false): void {
     if (!this.#unsubscribe) this.start();
-    // The initial state goes out as a few large writes instead of one per object: a reconnect
-    // storm of 1000 agents is otherwise dominated by per-write costs (HTTP/2 DATA frames, TLS
-    // records), not by encoding.
-    const batch: Uint8Array[] = [];
-    let batchBytes = 0;
-    const flush = (): boolean => {
-      if (batch.length === 0) return true;
-      const out = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes);
-      batch.length = 0;
-      batchBytes = 0;
-      return sink.sendFrame(out);
-    };
-    const add = (type: 'ADDED' | 'BOOKMARK', obj: ApiObject, shared: boolean): boolean => {
-      const f = shared
-        ? this.#sharedFrame(sink.codec, type, obj)
-        : sink.codec.frameWatchEvent(type, sink.codec.encode(obj));
-      batch.push(f);
-      batchBytes += f.length;
-      return batchBytes < INITIAL_BATCH_BYTES || flush();
-    };
+    const batch = new InitialBatch(sink, this.#encodings);
+    const add = (type: 'ADDED' | 'BOOKMARK', obj: ApiObject, shared: boolean) => batch.add(type, obj, shared);
+    const flush = () => batch.flush();
     if (initialEvents) {
       for (const v of this.#select(scope)) {
         if (!add('ADDED', this.#full(v.object, v.resourceVersion, scope.node), !this.#conv.perNode)) return;
@@ -186,21 +168,6 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
         annotations: { 'k8s.io/initial-events-end': 'true' },
       },
     };
-  }
-
-  #sharedFrame(codec: ApiCodec, type: 'ADDED' | 'BOOKMARK', obj: ApiObject): Uint8Array {
-    let per = this.#frames.get(obj);
-    if (!per) {
-      per = new Map();
-      this.#frames.set(obj, per);
-    }
-    const key = `${codec.mediaType}\u0000${type}`;
-    let f = per.get(key);
-    if (!f) {
-      f = codec.frameWatchEvent(type, codec.encode(obj));
-      per.set(key, f);
-    }
-    return f;
   }
 
   #remove(key: string, w: Watcher): void {
