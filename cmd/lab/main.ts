@@ -33,12 +33,19 @@ function logger(stateDir: string, level: string): Logger {
 }
 
 function labOptions(cmd: Command): LabOptions {
-  const g = cmd.optsWithGlobals<{ stateDir: string; logLevel: string }>();
+  const g = cmd.optsWithGlobals<{ stateDir: string; logLevel: string; instance: number }>();
   return {
     stateDir: g.stateDir,
+    instance: g.instance,
     artifacts: repoArtifacts(ROOT, env.kubeBinDir),
     logger: logger(g.stateDir, g.logLevel),
   };
+}
+
+function instance(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 99) throw new InvalidArgumentError('want an integer from 0 to 99');
+  return n;
 }
 
 function count(value: string): number {
@@ -54,6 +61,12 @@ const program = new Command('lab')
     'The local Antrea-TS lab: kube-apiserver, antrea-controller and netns Nodes with OVS and antrea-agent',
   )
   .option('--state-dir <dir>', 'where the lab keeps its state, kubeconfig and logs', env.defaultStateDir)
+  .option(
+    '--instance <k>',
+    'lab instance: 0 is lab-*/lb*/198.19.0.0/24; tests use others to run beside it',
+    instance,
+    0,
+  )
   .addOption(
     new Option('--log-level <level>', 'level of the lab log (logs/lab.log)')
       .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -113,9 +126,10 @@ program
   .command('down')
   .description('remove the lab: processes, netns, links, state dir (safe twice, or after a crash)')
   .action(async (_o: unknown, cmd: Command) => {
-    const g = cmd.optsWithGlobals<{ stateDir: string }>();
+    const g = cmd.optsWithGlobals<{ stateDir: string; instance: number }>();
     const report = await Lab.down({
       stateDir: g.stateDir,
+      instance: g.instance,
       artifacts: repoArtifacts(ROOT, env.kubeBinDir),
       logger: pino({ level: 'silent' }),
     });
