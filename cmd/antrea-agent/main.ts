@@ -7,6 +7,7 @@ import {
   ExecCommandRunner,
   InformerNodeSource,
   KubeAgentInfoWriter,
+  netnsPathExists,
   OfConnection,
 } from '@antrea-ts/agent';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
@@ -43,6 +44,7 @@ async function main(): Promise<number> {
     nodes: new InformerNodeSource(kubeConfig, logger),
     agentInfoWriter: new KubeAgentInfoWriter(kubeConfig),
     randomBytes,
+    netnsExists: netnsPathExists,
   });
   try {
     await agent.start(controller.signal);

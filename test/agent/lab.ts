@@ -12,6 +12,7 @@ import {
   InformerNodeSource,
   KubeAgentInfoWriter,
   makeConfig,
+  netnsPathExists,
   OfConnection,
   type TrafficEncapMode,
 } from '@antrea-ts/agent';
@@ -144,6 +145,7 @@ export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger):
     nodes,
     agentInfoWriter: new KubeAgentInfoWriter(kube.kubeConfig),
     randomBytes,
+    netnsExists: netnsPathExists,
   });
   Object.assign(n, { agent, ovsdb, of, nodes });
   await agent.start();

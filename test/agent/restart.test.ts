@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createUnderlay, type KubeCluster, startKube, type Underlay, waitFor } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +89,19 @@ describe('agent and ovs-vswitchd restarts with live Pods', () => {
     expect(cookies.every((c) => BigInt(`0x${c}`) >> 48n === BigInt(agent.runtime.round))).toBe(true);
     expect(await ping(a1.netns, b1.ip)).toBe(true);
     expect(await ping(a1.netns, a2.ip)).toBe(true);
+  });
+
+  it('releases, at restart, a Pod whose netns went away while the agent was down', async () => {
+    const n1 = nodes[0]!;
+    const gone = await addPod(n1, 'gone');
+    const hostIf = n1.agent!.store.get(gone.containerId)!.hostIfName;
+    await stopAgent(n1);
+    await gone.netns.delete();
+    const agent = await startAgent(n1, kube, logger);
+    expect(agent.store.get(gone.containerId)).toBeUndefined();
+    expect(await ports(n1)).not.toContain(hostIf);
+    expect(await flowLines(n1)).not.toContainEqual(expect.stringContaining(`nw_src=${gone.ip}`));
+    expect(readdirSync(join(n1.config.hostLocalDataDir!, 'antrea'))).not.toContain(gone.ip);
   });
 
   it('serves CHECK and DEL for Pods added before the restart', async () => {

@@ -6,7 +6,14 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, ExecCommandRunner, InformerNodeSource, makeConfig, OfConnection } from '@antrea-ts/agent';
+import {
+  Agent,
+  ExecCommandRunner,
+  InformerNodeSource,
+  makeConfig,
+  netnsPathExists,
+  OfConnection,
+} from '@antrea-ts/agent';
 import { socketAgentConnector } from '@antrea-ts/cni';
 import {
   createNetns,
@@ -121,6 +128,7 @@ async function startNode(
     pluginRunner: new ExecCommandRunner(),
     nodes: new InformerNodeSource(kube.kubeConfig, logger),
     randomBytes,
+    netnsExists: netnsPathExists,
   });
   await agent.start();
   return { node, agent, ovsdb, of, dir, socket };

@@ -54,6 +54,8 @@ export interface AgentDeps {
   readonly agentInfoIntervalMs?: number;
   readonly now?: () => Date;
   readonly randomBytes: (n: number) => Buffer;
+  /** Whether a Pod's network namespace (a CNI_NETNS path) still exists. */
+  readonly netnsExists: (path: string) => Promise<boolean>;
   /** Serve the REST API (default true). */
   readonly serveApi?: boolean;
   /** How long to wait for the Node to get a podCIDR. */
@@ -284,6 +286,14 @@ export class Agent {
       supportedVersions: AGENT_CNI_VERSIONS,
       logger: this.log,
     });
+    // Pods whose network namespace went away while the agent was down (their DEL could not reach
+    // us) hold a port, flows and an IP: release them, as Antrea's reconciler does against the Pod list.
+    for (const pod of this.store.list()) {
+      if (pod.netns && !(await deps.netnsExists(pod.netns))) {
+        this.log.info({ container: pod.containerId, netns: pod.netns }, 'releasing Pod whose netns is gone');
+        await configurator.del(pod).catch((err) => this.log.warn({ err }, 'releasing stale Pod failed'));
+      }
+    }
     await this.cni.start();
 
     // 8. REST API and AntreaAgentInfo.

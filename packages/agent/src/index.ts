@@ -14,6 +14,7 @@ export * from './k8s/node-source.js';
 export * from './net/command-runner.js';
 export * from './net/host-network.js';
 export * from './net/ipv4.js';
+export * from './net/netns.js';
 export * from './openflow/cookie.js';
 export * from './openflow/features/gateway.js';
 export * from './openflow/features/pipeline-flows.js';
