@@ -142,6 +142,14 @@ describe('lab', () => {
     expect(results.map((r) => r.result)).toEqual(['allow', 'allow', 'allow', 'reject']);
   });
 
+  it('reaches outside the cluster: the host on the underlay, through the gateway and SNAT', async () => {
+    const host = lab.state.underlay.hostIp;
+    const server = lab.state.apiserver!.server;
+    const port = Number(new URL(server).port);
+    const [r] = await lab.probe({ namespace: 'x', name: 'c' }, [{ ip: host, port, protocol: 'TCP' }]);
+    expect(r!.result).toBe('allow');
+  });
+
   it('runs commands in the Pod netns', async () => {
     const out = await lab.exec('x', 'a', ['ip', '-4', '-o', 'addr', 'show', 'dev', 'eth0']);
     expect(out).toContain(`${lab.pod('x', 'a').ips[0]}/24`);
