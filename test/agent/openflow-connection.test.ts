@@ -90,6 +90,17 @@ describe('OpenFlow connection and flow cache against real ovs-vswitchd', () => {
     expect(cache.has('bad')).toBe(false);
   });
 
+  it('holds a bundle issued while ovs-vswitchd is down until it is back', async () => {
+    const cache = new FlowCache(conn, logger);
+    const flow = { ...pipelineFlows(ctx)[25]!, priority: 4321 };
+    const stopped = ovs.restartVswitchd({ crash: true });
+    await waitFor('disconnect', async () => !conn.connected, 10_000, 5);
+    const pending = cache.replace('during-restart', [flow]);
+    await stopped;
+    await pending;
+    await waitFor('flow present', async () => (await dump(ovs)).includes(formatFlow(flow)), 10_000);
+  });
+
   it('reconnects after ovs-vswitchd restarts and replays every flow', async () => {
     const cache = new FlowCache(conn, logger);
     await cache.replace('pipeline', pipelineFlows(ctx));

@@ -123,6 +123,9 @@ export class OfConnection implements FlowSwitch {
 
   async bundle(mods: readonly FlowMod[]): Promise<void> {
     if (mods.length === 0) return;
+    // During an ovs-vswitchd restart, wait for the new connection (the flow replay it triggers
+    // follows this bundle) rather than failing a Pod's ADD.
+    if (!this.ready && !this.stopped) await this.waitConnected(this.requestTimeoutMs);
     const socket = this.requireSocket();
     const bundleId = this.nextBundle++ >>> 0;
     const flags = { atomic: true };
@@ -177,6 +180,7 @@ export class OfConnection implements FlowSwitch {
   }
 
   async dumpFlows(request: FlowStatsRequest = {}): Promise<FlowStats[]> {
+    if (!this.ready && !this.stopped) await this.waitConnected(this.requestTimeoutMs);
     const socket = this.requireSocket();
     const xid = this.xid();
     const reply = this.expect(xid);
