@@ -90,6 +90,7 @@ export class AntreaController {
   #synced = false;
   #started = false;
   #stopping: Promise<void> | undefined;
+  #stopped = new AbortController();
 
   constructor(config: AntreaControllerConfig, deps: AntreaControllerDeps) {
     const { logger, kubeConfig: kc } = deps;
@@ -227,17 +228,32 @@ export class AntreaController {
     if (this.#started) return;
     this.#started = true;
     this.#stopping = undefined;
+    this.#stopped = new AbortController();
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     this.api.start();
     await this.#adapter.start();
+    // stop() may have run meanwhile (SIGTERM during start-up): start nothing more.
+    if (!this.#started) return;
     this.#synced = true;
     this.#log.info(this.#engine.counts(), 'initial policy computation done');
     this.#status?.start();
     await this.#authnConfig.start();
+    if (!this.#started) return;
     await this.server.start();
+    if (!this.#started) {
+      await this.server.stop();
+      return;
+    }
     this.certificates.start();
-    await this.#publisher?.start(this.certificates);
+    // The publisher retries until it succeeds (e.g. RBAC not there yet); stop() must still be
+    // able to end a start() that waits for it.
+    if (this.#publisher) await this.#untilStopped(this.#publisher.start(this.certificates));
+    if (!this.#started) return;
     await this.nodeIpam?.start();
+    if (!this.#started) {
+      await this.nodeIpam?.stop();
+      return;
+    }
     this.controllerInfo.start();
     this.#log.info(
       { address: this.server.address, version: this.#config.version },
@@ -251,9 +267,20 @@ export class AntreaController {
     return this.#stopping;
   }
 
+  #untilStopped(p: Promise<void>): Promise<void> {
+    return Promise.race([
+      p,
+      new Promise<void>((resolve) => {
+        if (this.#stopped.signal.aborted) resolve();
+        else this.#stopped.signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    ]);
+  }
+
   async #stop(): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
+    this.#stopped.abort();
     await this.controllerInfo.stop();
     await this.nodeIpam?.stop();
     this.#publisher?.stop();
