@@ -37,6 +37,7 @@ async function main(): Promise<number> {
     config: options.agent,
     logger,
     bridges: new OvsBridgeClient(ovsdb, { logger }),
+    ovsdb,
     ovsdbConnected: () => ovsdb.isConnected,
     sw: of,
     nodeRunner: runner,

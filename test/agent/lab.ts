@@ -138,6 +138,7 @@ export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger):
     config: n.config,
     logger,
     bridges: new OvsBridgeClient(ovsdb, { logger }),
+    ovsdb,
     ovsdbConnected: () => ovsdb.isConnected,
     sw: of,
     nodeRunner: new ExecCommandRunner(n.node.netns.name),

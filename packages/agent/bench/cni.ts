@@ -123,6 +123,7 @@ async function startNode(
     config,
     logger,
     bridges: new OvsBridgeClient(ovsdb, { logger }),
+    ovsdb,
     sw: of,
     nodeRunner: new ExecCommandRunner(node.netns.name),
     pluginRunner: new ExecCommandRunner(),

@@ -1,5 +1,5 @@
 import { CniServer } from '@antrea-ts/cni/server';
-import type { BridgeClient } from '@antrea-ts/ovsdb';
+import type { BridgeClient, OvsdbClient } from '@antrea-ts/ovsdb';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
@@ -31,6 +31,7 @@ import type { FlowContext } from './openflow/flow-context.js';
 import type { FlowSwitch } from './openflow/of-connection.js';
 import { DEFAULT_FEATURES, Pipeline } from './openflow/pipeline.js';
 import { initBridge, persistRound } from './ovs/bridge-init.js';
+import { PortBatcher } from './ovs/port-batcher.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
 
@@ -41,6 +42,8 @@ export interface AgentDeps {
   readonly logger: Logger;
   /** Typed Open_vSwitch client on the local ovsdb-server. */
   readonly bridges: BridgeClient;
+  /** The raw OVSDB client, for batched Pod port transactions; ports are added one by one without it. */
+  readonly ovsdb?: OvsdbClient;
   readonly ovsdbConnected?: () => boolean;
   /** OpenFlow session on br-int's management socket (started by the caller). */
   readonly sw: FlowSwitch;
@@ -265,6 +268,9 @@ export class Agent {
       podCidr,
       gatewayIp: gwIp,
     });
+    const batcher = deps.ovsdb
+      ? new PortBatcher(deps.ovsdb, deps.bridges, config.bridgeName, this.log)
+      : undefined;
     const configurator = new PodConfigurator({
       bridgeName: config.bridgeName,
       mtu,
@@ -277,6 +283,9 @@ export class Agent {
       store: this.store,
       logger: this.log,
       randomBytes: deps.randomBytes,
+      ...(batcher
+        ? { addPort: (spec: { name: string; externalIds: Record<string, string> }) => batcher.add(spec) }
+        : {}),
     });
     this.cni = new CniServer({
       socketPath: config.cniSocket,

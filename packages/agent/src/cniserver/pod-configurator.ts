@@ -29,6 +29,8 @@ export interface PodConfiguratorDeps {
   readonly store: InterfaceStore;
   readonly logger: Logger;
   readonly randomBytes: (n: number) => Buffer;
+  /** Adds the Pod's OVS port (e.g. through a PortBatcher); bridges.addPort when absent. */
+  readonly addPort?: (spec: { name: string; externalIds: Record<string, string> }) => Promise<unknown>;
 }
 
 export const podFlowOwner = (containerId: string): string => `pod/${containerId}`;
@@ -124,10 +126,8 @@ export class PodConfigurator {
         ip,
         mac,
       };
-      await deps.bridges.addPort(deps.bridgeName, {
-        name: hostIfName,
-        externalIds: podExternalIds(identity),
-      });
+      const portSpec = { name: hostIfName, externalIds: podExternalIds(identity) };
+      await (deps.addPort ? deps.addPort(portSpec) : deps.bridges.addPort(deps.bridgeName, portSpec));
       undo.push(() => deps.bridges.deletePort(deps.bridgeName, hostIfName));
       mark('ovsPort');
       const ofport = await deps.bridges.waitForOfport(hostIfName);
