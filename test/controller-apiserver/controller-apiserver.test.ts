@@ -390,6 +390,54 @@ describe('antrea-controller against a real kube-apiserver', () => {
     wrong.stop();
   });
 
+  it('turns a protobuf realization report from the agent into the ClusterNetworkPolicy status', async () => {
+    await kube.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'crd.antrea.io/v1beta1',
+        kind: 'ClusterNetworkPolicy',
+        metadata: { name: 'drop-b' },
+        spec: {
+          priority: 1,
+          appliedTo: [{ podSelector: { matchLabels: { app: 'a' } } }],
+          ingress: [{ action: 'Drop', from: [{ podSelector: { matchLabels: { app: 'b' } } }] }],
+        },
+      }),
+    });
+    const acnp = JSON.parse(await kube.kubectl(['get', 'clusternetworkpolicies', 'drop-b', '-o', 'json']));
+    const a1 = agents.find((a) => a.node === 'n1')!;
+    // The agent on n1 receives the internal policy (named by the ACNP's UID)...
+    await waitFor('n1 has the ACNP', async () => a1.state.networkpolicies.has(acnp.metadata.uid), 30_000);
+    // ...and reports it realized, over protobuf, with its Node-bound token.
+    const body = encodeControlplaneObject('NetworkPolicyStatus', {
+      metadata: { name: acnp.metadata.uid },
+      nodes: [{ nodeName: 'n1', generation: acnp.metadata.generation, realizationFailure: false }],
+    } as never);
+    const session = sessionFactory({ ca: await antreaCa() })();
+    const token = await agentToken('n1');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = session.request({
+        ':method': 'POST',
+        ':path': `${BASE}/networkpolicies/${acnp.metadata.uid}/status`,
+        'content-type': 'application/vnd.kubernetes.protobuf',
+        accept: 'application/vnd.kubernetes.protobuf',
+        authorization: `Bearer ${token}`,
+      });
+      req.on('response', (h) => resolve(Number(h[':status'])));
+      req.on('error', reject);
+      req.resume();
+      req.end(body);
+    });
+    expect(status).toBe(201);
+    const realized = await waitFor('ACNP status Realized', async () => {
+      const o = JSON.parse(await kube.kubectl(['get', 'clusternetworkpolicies', 'drop-b', '-o', 'json']));
+      return o.status?.phase === 'Realized' ? o.status : undefined;
+    });
+    expect(realized).toMatchObject({ currentNodesRealized: 1, desiredNodesRealized: 1 });
+    session.close();
+    await kube.kubectl(['delete', '--wait=false', 'clusternetworkpolicies', 'drop-b']);
+    await waitFor('ACNP gone from n1', async () => !a1.state.networkpolicies.has(acnp.metadata.uid), 30_000);
+  });
+
   it('closes a watcher that stops reading instead of holding its backlog', async () => {
     const state = { ca: await antreaCa() };
     // A window of 16 bytes: the server can hand the stream almost nothing.
