@@ -1,14 +1,17 @@
 // antrea-controller fan-out benchmark: the SmallNamespaces world (25k Namespaces, 75k
 // NetworkPolicies, 100k Pods on 1000 Nodes) computed and served over HTTPS/HTTP/2 to 1000
-// simulated agents (SimAgent: protobuf watches with fieldSelector=nodeName, one connection each),
-// run in child processes so the controller's RSS is its own.
+// simulated agents (SimAgent: protobuf watches with fieldSelector=nodeName and a Node-bound
+// identity, one connection each), in child processes so the controller's RSS is its own. Two
+// extra policies: one whose peer is every Pod (a 100k-member AddressGroup, applied in the first
+// Namespace) and a cluster-wide ClusterNetworkPolicy applied to every Pod (spans all Nodes).
 //
 //   node packages/controller/bench/dist/fanout.js [--json] [--agents N] [--agent-procs N]
-//        [--changes N] [--seed N]
+//        [--changes N] [--seed N] [--prof-controller] [--semi-space MB]
 //
-// Prints: time until every agent holds its full initial state, controller peak RSS, p50/p99 of
-// the time from one policy change to every affected agent having it, and the bytes on the wire
-// for one Pod IP change in an AddressGroup of every Pod (a patch: O(1) in the group size).
+// Prints: time until every agent holds its full initial state, controller peak RSS and CPU,
+// p50/p99 from one policy change to every affected agent having it (a policy created in one
+// Namespace; an update of the cluster-wide policy, which every agent receives), and the bytes on
+// the wire for one Pod IP change in the 100k-member AddressGroup (a patch: O(1) in group size).
 /* biome-ignore-all lint/suspicious/noConsole: a benchmark prints its results */
 import { type ChildProcess, fork } from 'node:child_process';
 import { connect } from 'node:http2';
