@@ -460,7 +460,7 @@ describe('ApiServer', () => {
     expect(ok.status).toBe(200);
     expect(seen.at(-1)!.user).toMatchObject({
       username: 'alice',
-      groups: ['devs'],
+      groups: ['devs', 'system:authenticated'],
       extra: { scopes: ['a'] },
       authenticatedBy: 'request-header',
     });
@@ -544,7 +544,7 @@ describe('ApiServer', () => {
       expect(listed.status).toBe(200);
       expect(seen.at(-1)!.user).toMatchObject({
         username: 'carol',
-        groups: ['ops'],
+        groups: ['ops', 'system:authenticated'],
         authenticatedBy: 'request-header',
       });
 

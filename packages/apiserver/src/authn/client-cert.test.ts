@@ -89,10 +89,20 @@ describe('client certificate authentication', () => {
     );
     expect(user).toEqual({
       username: 'bob',
-      groups: ['ops'],
+      groups: ['ops', 'system:authenticated'],
       extra: {},
       authenticatedBy: 'client-certificate',
     });
+  });
+
+  it('puts a proxied user in system:authenticated even when the proxy sends no groups', () => {
+    const user = authenticateClientCert(
+      cert(frontProxyCa, { commonName: 'front-proxy-client' }),
+      { 'x-remote-user': ['system:aggregator'] },
+      config,
+      now,
+    );
+    expect(user?.groups).toEqual(['system:authenticated']);
   });
 
   it('reports no certificate as undefined and refuses malformed config', () => {

@@ -1,7 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { parseCertBundle } from '../certs/self-signed.js';
 import { ApiServerError } from '../errors.js';
-import { nodeNameFromExtra, type UserInfo } from './user.js';
+import { nodeNameFromExtra, type UserInfo, withAuthenticatedGroup } from './user.js';
 
 /**
  * The delegated-authentication settings kube-apiserver publishes in
@@ -133,7 +133,7 @@ export function authenticateClientCert(
     return {
       username,
       ...(uid ? { uid } : {}),
-      groups,
+      groups: withAuthenticatedGroup(groups),
       extra,
       ...(nodeName ? { nodeName } : {}),
       authenticatedBy: 'request-header',
@@ -144,7 +144,7 @@ export function authenticateClientCert(
     if (!username) return null;
     return {
       username,
-      groups: subjectField(cert.subject, 'O'),
+      groups: withAuthenticatedGroup(subjectField(cert.subject, 'O')),
       extra: {},
       authenticatedBy: 'client-certificate',
     };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { TtlCache } from '../ttl-cache.js';
-import { nodeNameFromExtra, type UserInfo } from './user.js';
+import { nodeNameFromExtra, type UserInfo, withAuthenticatedGroup } from './user.js';
 
 /** TokenReview's answer, reduced to what authentication needs. */
 export interface TokenReviewResult {
@@ -69,7 +69,7 @@ export class TokenAuthenticator {
     const user: UserInfo = {
       username,
       ...(result.user?.uid ? { uid: result.user.uid } : {}),
-      groups: result.user?.groups ?? [],
+      groups: withAuthenticatedGroup(result.user?.groups ?? []),
       extra,
       ...(nodeName ? { nodeName } : {}),
       authenticatedBy: 'token',

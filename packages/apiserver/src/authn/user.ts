@@ -26,3 +26,13 @@ export function nodeNameFromExtra(extra: Record<string, string[]>): string | und
   const values = extra[NODE_NAME_EXTRA];
   return values && values.length === 1 && values[0] ? values[0] : undefined;
 }
+
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+
+/**
+ * Every authenticated user is in system:authenticated, as Kubernetes' authenticator chain adds it.
+ * Without it RBAC bindings to that group (discovery for the aggregator, for one) deny the caller.
+ */
+export function withAuthenticatedGroup(groups: readonly string[]): string[] {
+  return groups.includes(AUTHENTICATED_GROUP) ? [...groups] : [...groups, AUTHENTICATED_GROUP];
+}
