@@ -4,11 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import {
   Agent,
-  ExecCommandRunner,
   InformerNodeSource,
   KubeAgentInfoWriter,
   netnsPathExists,
   OfConnection,
+  ShellCommandRunner,
 } from '@antrea-ts/agent';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -32,7 +32,8 @@ async function main(): Promise<number> {
     logger,
   });
   of.start(controller.signal);
-  const runner = new ExecCommandRunner();
+  // Host commands go through one long-lived shell: forking the agent itself per command is costly.
+  const runner = new ShellCommandRunner();
   const agent = new Agent({
     config: options.agent,
     logger,
@@ -54,6 +55,7 @@ async function main(): Promise<number> {
     await agent.stop();
     await of.stop();
     await ovsdb.stop();
+    runner.stop();
     return 1;
   }
   await new Promise<void>((resolve) =>
@@ -63,6 +65,7 @@ async function main(): Promise<number> {
   await agent.stop();
   await of.stop();
   await ovsdb.stop();
+  runner.stop();
   return 0;
 }
 

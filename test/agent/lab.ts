@@ -8,12 +8,12 @@ import { promisify } from 'node:util';
 import {
   Agent,
   type AgentConfig,
-  ExecCommandRunner,
   InformerNodeSource,
   KubeAgentInfoWriter,
   makeConfig,
   netnsPathExists,
   OfConnection,
+  ShellCommandRunner,
   type TrafficEncapMode,
 } from '@antrea-ts/agent';
 import {
@@ -51,6 +51,7 @@ export interface LabNode {
   ovsdb: OvsdbRpcClient | undefined;
   of: OfConnection | undefined;
   nodes: InformerNodeSource | undefined;
+  runners: ShellCommandRunner[];
   readonly config: AgentConfig;
 }
 
@@ -123,6 +124,7 @@ export async function createLabNode(options: {
     ovsdb: undefined,
     of: undefined,
     nodes: undefined,
+    runners: [],
     config,
   };
 }
@@ -134,6 +136,10 @@ export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger):
   const of = new OfConnection({ socketPath: n.node.ovs.bridgeMgmtSocket(n.config.bridgeName), logger });
   of.start();
   const nodes = new InformerNodeSource(kube.kubeConfig, logger);
+  // One shell in the Node's namespace runs the agent's host commands (cheap forks, see ShellCommandRunner).
+  const nodeRunner = new ShellCommandRunner({ netns: n.node.netns.name });
+  const pluginRunner = new ShellCommandRunner();
+  n.runners.push(nodeRunner, pluginRunner);
   const agent = new Agent({
     config: n.config,
     logger,
@@ -141,8 +147,8 @@ export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger):
     ovsdb,
     ovsdbConnected: () => ovsdb.isConnected,
     sw: of,
-    nodeRunner: new ExecCommandRunner(n.node.netns.name),
-    pluginRunner: new ExecCommandRunner(),
+    nodeRunner,
+    pluginRunner,
     nodes,
     agentInfoWriter: new KubeAgentInfoWriter(kube.kubeConfig),
     randomBytes,
@@ -157,6 +163,7 @@ export async function stopAgent(n: LabNode): Promise<void> {
   await n.agent?.stop();
   await n.of?.stop();
   await n.ovsdb?.stop();
+  for (const r of n.runners.splice(0)) r.stop();
   Object.assign(n, { agent: undefined, of: undefined, ovsdb: undefined, nodes: undefined });
 }
 

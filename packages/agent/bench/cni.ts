@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Agent,
-  ExecCommandRunner,
   InformerNodeSource,
   makeConfig,
   netnsPathExists,
   OfConnection,
+  ShellCommandRunner,
 } from '@antrea-ts/agent';
 import { socketAgentConnector } from '@antrea-ts/cni';
 import {
@@ -78,6 +78,7 @@ interface BenchNode {
   of: OfConnection;
   dir: TempDir;
   socket: string;
+  runners: ShellCommandRunner[];
 }
 
 async function startNode(
@@ -119,26 +120,28 @@ async function startNode(
   await ovsdb.start();
   const of = new OfConnection({ socketPath: node.ovs.bridgeMgmtSocket('br-int'), logger });
   of.start();
+  const runners = [new ShellCommandRunner({ netns: node.netns.name }), new ShellCommandRunner()];
   const agent = new Agent({
     config,
     logger,
     bridges: new OvsBridgeClient(ovsdb, { logger }),
     ovsdb,
     sw: of,
-    nodeRunner: new ExecCommandRunner(node.netns.name),
-    pluginRunner: new ExecCommandRunner(),
+    nodeRunner: runners[0]!,
+    pluginRunner: runners[1]!,
     nodes: new InformerNodeSource(kube.kubeConfig, logger),
     randomBytes,
     netnsExists: netnsPathExists,
   });
   await agent.start();
-  return { node, agent, ovsdb, of, dir, socket };
+  return { node, agent, ovsdb, of, dir, socket, runners };
 }
 
 async function stopNode(n: BenchNode): Promise<void> {
   await n.agent.stop();
   await n.of.stop();
   await n.ovsdb.stop();
+  for (const r of n.runners) r.stop();
   await n.node.delete();
   n.dir.remove();
 }

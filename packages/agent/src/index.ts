@@ -15,6 +15,7 @@ export * from './net/command-runner.js';
 export * from './net/host-network.js';
 export * from './net/ipv4.js';
 export * from './net/netns.js';
+export * from './net/shell-runner.js';
 export * from './openflow/cookie.js';
 export * from './openflow/features/gateway.js';
 export * from './openflow/features/pipeline-flows.js';

@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ShellCommandRunner } from './shell-runner.js';
+
+describe('ShellCommandRunner', () => {
+  let runner: ShellCommandRunner | undefined;
+  afterEach(() => runner?.stop());
+
+  it('runs commands with arguments quoted, stdin, env, exit codes and stderr', async () => {
+    runner = new ShellCommandRunner();
+    expect(await runner.run(['echo', "it's a $HOME; `x`"])).toBe("it's a $HOME; `x`\n");
+    expect(await runner.run(['cat'], { input: 'line1\nline2\n' })).toBe('line1\nline2\n');
+    expect(await runner.run(['sh', '-c', 'echo "$FOO-$HOME"'], { env: { FOO: 'bar' } })).toBe('bar-\n');
+    await expect(runner.run(['sh', '-c', 'echo out; echo bad >&2; exit 3'])).rejects.toMatchObject({
+      code: 'AGENT_COMMAND_FAILED',
+      exitCode: 3,
+      stdout: 'out\n',
+      message: expect.stringContaining('bad'),
+    });
+  });
+
+  it('runs commands in parallel (the first waits for a file only the second creates)', async () => {
+    runner = new ShellCommandRunner();
+    const flag = `/tmp/antrea-ts-sh-flag-${process.pid}-${Date.now()}`;
+    const waiting = runner.run(
+      ['sh', '-c', `while [ ! -e ${flag} ]; do sleep 0.01; done; rm ${flag}; echo waited`],
+      {
+        timeoutMs: 5_000,
+      },
+    );
+    await runner.run(['touch', flag]);
+    expect(await waiting).toBe('waited\n');
+  });
+});

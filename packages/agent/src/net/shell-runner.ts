@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentError } from '../errors.js';
+import type { CommandRunner, RunOptions } from './command-runner.js';
+
+const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+interface Pending {
+  argv: readonly string[];
+  resolve: (out: string) => void;
+  reject: (err: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Runs commands through one long-lived `sh` (entered into the Node's network namespace once).
+ * Forking a large Node process blocks its event loop for milliseconds per child (the page tables
+ * are copied), which dominates a burst of Pod ADDs; forking a tiny shell does not. Each command
+ * runs as a background job of the shell, so commands still run in parallel; stdin, stdout and
+ * stderr go through files in a private directory, completions come back on fd 3.
+ */
+export class ShellCommandRunner implements CommandRunner {
+  private sh: ChildProcess | undefined;
+  private readonly dir: string;
+  private next = 1;
+  private readonly pending = new Map<number, Pending>();
+  private buffered = '';
+
+  constructor(private readonly options: { netns?: string; tmpDir?: string } = {}) {
+    this.dir = mkdtempSync(join(options.tmpDir ?? tmpdir(), 'antrea-ts-sh-'));
+  }
+
+  run(argv: readonly string[], options: RunOptions = {}): Promise<string> {
+    const sh = this.shell();
+    const id = this.next++;
+    const base = join(this.dir, String(id));
+    const env = options.env
+      ? `env -i PATH=${quote(process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin')} ${Object.entries(
+          options.env,
+        )
+          .map(([k, v]) => `${k}=${quote(v)}`)
+          .join(' ')} `
+      : '';
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new AgentError('AGENT_COMMAND_FAILED', `${argv.join(' ')}: timed out`));
+      }, options.timeoutMs ?? 30_000);
+      this.pending.set(id, { argv, resolve, reject, timer });
+      const stdin = options.input === undefined ? '/dev/null' : `${base}.in`;
+      const line = `( ${env}${argv.map(quote).join(' ')} <${stdin} >${base}.out 2>${base}.err; echo "${id} $?" >&3 ) &\n`;
+      const write = () => sh.stdin?.write(line);
+      if (options.input === undefined) write();
+      else writeFile(`${base}.in`, options.input).then(write, reject);
+    });
+  }
+
+  stop(): void {
+    const sh = this.sh;
+    this.sh = undefined;
+    sh?.stdin?.end();
+    sh?.kill();
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new AgentError('AGENT_STOPPED', 'command runner stopped'));
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private shell(): ChildProcess {
+    if (this.sh) return this.sh;
+    const argv = this.options.netns
+      ? ['nsenter', `--net=/var/run/netns/${this.options.netns}`, 'sh']
+      : ['sh'];
+    const sh = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'ignore', 'ignore', 'pipe'] });
+    sh.unref();
+    const done = sh.stdio[3] as NodeJS.ReadableStream & { unref?: () => void };
+    done.setEncoding('utf8');
+    done.on('data', (chunk: string) => this.onDone(chunk));
+    sh.on('exit', () => {
+      if (this.sh === sh) this.sh = undefined;
+    });
+    this.sh = sh;
+    return sh;
+  }
+
+  private onDone(chunk: string): void {
+    this.buffered += chunk;
+    let nl = this.buffered.indexOf('\n');
+    while (nl >= 0) {
+      const [idText, codeText] = this.buffered.slice(0, nl).split(' ');
+      this.buffered = this.buffered.slice(nl + 1);
+      nl = this.buffered.indexOf('\n');
+      void this.complete(Number(idText), Number(codeText));
+    }
+  }
+
+  private async complete(id: number, code: number): Promise<void> {
+    const p = this.pending.get(id);
+    const base = join(this.dir, String(id));
+    const [stdout, stderr] = await Promise.all([
+      readFile(`${base}.out`, 'utf8').catch(() => ''),
+      readFile(`${base}.err`, 'utf8').catch(() => ''),
+    ]);
+    await Promise.all([
+      rm(`${base}.out`, { force: true }),
+      rm(`${base}.err`, { force: true }),
+      rm(`${base}.in`, { force: true }),
+    ]);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    if (code === 0) {
+      p.resolve(stdout);
+      return;
+    }
+    const err = new AgentError(
+      'AGENT_COMMAND_FAILED',
+      `${p.argv.join(' ')}: ${stderr.trim() || `exit ${code}`}`,
+    );
+    Object.assign(err, { stdout, exitCode: code });
+    p.reject(err);
+  }
+}
