@@ -294,6 +294,12 @@ describe('antrea-controller against a real kube-apiserver', () => {
         return undefined;
       }
     });
+    // Static Tiers, as Antrea's initialize-tiers hook creates them.
+    await controller.tiersInitialized;
+    const tiers = JSON.parse(await kube.kubectl(['get', 'tiers', '-o', 'json'])).items.map(
+      (t: { metadata: { name: string } }) => t.metadata.name,
+    );
+    expect(tiers).toEqual(expect.arrayContaining(['application', 'baseline', 'emergency']));
     expect(crd).toMatchObject({
       networkPolicyControllerInfo: { networkPolicyNum: 1, addressGroupNum: 1, appliedToGroupNum: 1 },
       controllerConditions: [{ type: 'ControllerHealthy', status: 'True' }],

@@ -1,6 +1,7 @@
 export * from './apiserver/antrea-controller.js';
 export * from './apiserver/controller-api.js';
 export * from './apiserver/conversions.js';
+export * from './apiserver/initial-batch.js';
 export * from './apiserver/scope.js';
 export * from './apiserver/sim-agent.js';
 export * from './apiserver/span-watch-hub.js';
@@ -40,4 +41,3 @@ export * from './validation/group.js';
 export * from './validation/policy.js';
 export * from './validation/result.js';
 export * from './validation/tier.js';
-export * from './apiserver/initial-batch.js';

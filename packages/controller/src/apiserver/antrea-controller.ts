@@ -20,6 +20,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { type Clock, systemClock } from '../clock.js';
 import { InformerAdapter } from '../informers/informer-adapter.js';
 import { makePolicyInformers, type PolicyInformers } from '../informers/informers.js';
+import { KubeTierClient } from '../kube/tier-client.js';
 import { ControllerInfoReporter } from '../monitoring/controller-info.js';
 import { ControllerMetrics } from '../monitoring/controller-metrics.js';
 import { KubeControllerInfoClient } from '../monitoring/kube-controller-info-client.js';
@@ -31,6 +32,7 @@ import { protobufCodec } from '../protobuf-codec.js';
 import { KubeStatusWriter } from '../status/kube-status-writer.js';
 import { StatusController } from '../status/status-controller.js';
 import { RamStore } from '../store/ram-store.js';
+import { initializeTiers } from '../tier-initializer.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
 import { type ControllerApi, registerControllerApi } from './controller-api.js';
 import { StatsAggregator } from './stats-aggregator.js';
@@ -91,12 +93,18 @@ export class AntreaController {
   #started = false;
   #stopping: Promise<void> | undefined;
   #stopped = new AbortController();
+  readonly #tiers: KubeTierClient | undefined;
+  readonly #logger: Logger;
+  /** Settles once the static Tiers exist (or start-up was abandoned). */
+  tiersInitialized: Promise<void> = Promise.resolve();
 
   constructor(config: AntreaControllerConfig, deps: AntreaControllerDeps) {
     const { logger, kubeConfig: kc } = deps;
     const clock = deps.clock ?? systemClock;
     this.#log = logger.child({ component: 'antrea-controller' });
+    this.#logger = logger;
     this.#config = config;
+    this.#tiers = config.antreaPolicy ? new KubeTierClient(kc) : undefined;
     this.metricsRegistry = deps.metricsRegistry ?? new Registry();
     if (config.enablePrometheusMetrics) collectDefaultMetrics({ register: this.metricsRegistry });
 
@@ -237,6 +245,13 @@ export class AntreaController {
     this.#synced = true;
     this.#log.info(this.#engine.counts(), 'initial policy computation done');
     this.#status?.start();
+    if (this.#tiers) {
+      // Antrea's initialize-tiers post-start hook: in the background, retried until it works.
+      const signal = this.#stopped.signal;
+      this.tiersInitialized = initializeTiers(this.#tiers, this.#logger, { signal }).catch((err: unknown) => {
+        if (!signal.aborted) this.#log.error({ err }, 'initializing static Tiers failed');
+      });
+    }
     await this.#authnConfig.start();
     if (!this.#started) return;
     await this.server.start();
