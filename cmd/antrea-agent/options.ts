@@ -64,6 +64,8 @@ export function loadOptions(
     .option('--cni-socket <path>', 'CNI server socket')
     .option('--cni-bin-dir <dir>', 'directory of the host-local plugin')
     .option('--host-local-data-dir <dir>', 'host-local IPAM data directory')
+    .option('--cni-conf-dir <dir>', 'where to install 10-antrea.conflist', '/etc/cni/net.d')
+    .option('--no-cni-conf', 'do not install the CNI conflist')
     .option('--api-port <port>', 'agent API port', port)
     .addOption(
       new Option('--log-level <level>', 'pino log level')
@@ -82,6 +84,8 @@ export function loadOptions(
     cniSocket?: string;
     cniBinDir?: string;
     hostLocalDataDir?: string;
+    cniConfDir: string;
+    cniConf: boolean;
     apiPort?: number;
     logLevel: AgentOptions['logLevel'];
   }>();
@@ -111,6 +115,7 @@ export function loadOptions(
   set('cniSocket', pick(o.cniSocket, file.cniSocket));
   set('cniBinDir', pick(o.cniBinDir, file.cniBinDir));
   set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));
+  set('cniConfDir', o.cniConf ? o.cniConfDir : undefined);
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
   return Object.freeze({ agent, kubeconfig: o.kubeconfig, ovsRunDir: o.ovsRunDir, logLevel: o.logLevel });
 }

@@ -60,6 +60,7 @@ describe('antrea-agent binary in a netns Node', () => {
         `--cni-bin-dir=${CNI_BIN_DIR}`,
         `--host-local-data-dir=${join(dir.path, 'ipam')}`,
         `--api-port=${apiPort}`,
+        `--cni-conf-dir=${join(dir.path, 'net.d')}`,
         '--log-level=debug',
       ],
     });
@@ -108,6 +109,7 @@ describe('antrea-agent binary in a netns Node', () => {
 
   it('reads its config file (VXLAN tunnel), wires a Pod, and serves its API on 10350', async () => {
     expect(await node.ovs.vsctl(['get', 'interface', 'antrea-tun0', 'type'])).toBe('vxlan\n');
+    expect(readFileSync(join(dir.path, 'net.d', '10-antrea.conflist'), 'utf8')).toContain('"portmap"');
     pod = await createNetns(`ats-${uniqueTag()}-p1`);
     const add = await runCni(env('ADD'), NET_CONF);
     expect(add.code).toBe(0);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   cachedBinDir,
@@ -85,17 +85,27 @@ describe('CNI conformance: cnitool and direct invocation against the real agent'
     await buildCniPlugin();
     kube = await startKube({ logger });
     underlay = await createUnderlay();
-    n = await createLabNode({ kube, underlay, name: 'c1', podCidr: '10.30.1.0/24', logger });
-    await startAgent(n, kube, logger);
     // A CNI bin dir as the agent's install step would lay it out: antrea next to the reference plugins.
     tools = makeTempDir('cni');
     mkdirSync(join(tools.path, 'bin'));
-    mkdirSync(join(tools.path, 'net.d'));
     symlinkSync(LAUNCHER, join(tools.path, 'bin', 'antrea'));
     for (const p of ['host-local', 'portmap', 'bandwidth', 'loopback']) {
       symlinkSync(join(CNI_BIN_DIR, p), join(tools.path, 'bin', p));
     }
-    writeFileSync(join(tools.path, 'net.d', '10-antrea.conflist'), JSON.stringify(CONFLIST));
+    // The agent installs 10-antrea.conflist (antrea, portmap, bandwidth) once it serves CNI.
+    n = await createLabNode({
+      kube,
+      underlay,
+      name: 'c1',
+      podCidr: '10.30.1.0/24',
+      logger,
+      config: { cniConfDir: join(tools.path, 'net.d') },
+    });
+    await startAgent(n, kube, logger);
+    const installed = JSON.parse(
+      readFileSync(join(tools.path, 'net.d', '10-antrea.conflist'), 'utf8'),
+    ) as typeof CONFLIST;
+    expect(installed.plugins.map((p) => p.type)).toEqual(['antrea', 'portmap', 'bandwidth']);
     writeFileSync(
       join(tools.path, 'net.d', '20-antrea-solo.conflist'),
       JSON.stringify({ ...CONFLIST, name: 'antrea-solo', plugins: CONFLIST.plugins.slice(0, 1) }),

@@ -11,6 +11,7 @@ import {
 import { AgentMetrics } from './api/metrics.js';
 import { buildRestApi } from './api/rest-server.js';
 import { CniPodAdapter } from './cniserver/cni-adapter.js';
+import { installCniConflist } from './cniserver/cni-conf.js';
 import { AGENT_CNI_VERSIONS } from './cniserver/cni-request.js';
 import { HostLocalIpam } from './cniserver/host-local-ipam.js';
 import { InterfaceStore } from './cniserver/interface-store.js';
@@ -304,6 +305,8 @@ export class Agent {
       }
     }
     await this.cni.start();
+    // The runtime sends Pods our way only once the conflist exists, i.e. once we can serve them.
+    if (config.cniConfDir) await installCniConflist(config.cniConfDir);
 
     // 8. REST API and AntreaAgentInfo.
     if (deps.serveApi !== false) {

@@ -50,6 +50,8 @@ export interface AgentConfig {
   readonly hostLocalDataDir: string | undefined;
   /** Masquerade Pod traffic leaving the Node (Antrea's default unless noSNAT). */
   readonly snat: boolean;
+  /** Where to install 10-antrea.conflist for the container runtime; undefined installs nothing. */
+  readonly cniConfDir: string | undefined;
 }
 
 export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
@@ -66,6 +68,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   cniBinDir: '/opt/cni/bin',
   hostLocalDataDir: undefined,
   snat: true,
+  cniConfDir: undefined,
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {

@@ -3,6 +3,7 @@ export * from './agentinfo/agent-info.js';
 export * from './api/metrics.js';
 export * from './api/rest-server.js';
 export * from './cniserver/cni-adapter.js';
+export * from './cniserver/cni-conf.js';
 export * from './cniserver/cni-request.js';
 export * from './cniserver/host-local-ipam.js';
 export * from './cniserver/interface-name.js';
