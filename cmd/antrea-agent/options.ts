@@ -28,6 +28,7 @@ interface AgentConfFile {
   cniSocket?: string;
   cniBinDir?: string;
   hostLocalDataDir?: string;
+  cniConfDir?: string;
 }
 
 function port(value: string): number {
@@ -64,8 +65,9 @@ export function loadOptions(
     .option('--cni-socket <path>', 'CNI server socket')
     .option('--cni-bin-dir <dir>', 'directory of the host-local plugin')
     .option('--host-local-data-dir <dir>', 'host-local IPAM data directory')
-    .option('--cni-conf-dir <dir>', 'where to install 10-antrea.conflist', '/etc/cni/net.d')
-    .option('--no-cni-conf', 'do not install the CNI conflist')
+    // Opt-in: in a cluster Antrea's install-cni init container writes the conflist, and lab agents
+    // share the host's filesystem, so the agent writes nothing outside its own paths by default.
+    .option('--cni-conf-dir <dir>', 'install 10-antrea.conflist there once serving (e.g. /etc/cni/net.d)')
     .option('--api-port <port>', 'agent API port', port)
     .addOption(
       new Option('--log-level <level>', 'pino log level')
@@ -84,8 +86,7 @@ export function loadOptions(
     cniSocket?: string;
     cniBinDir?: string;
     hostLocalDataDir?: string;
-    cniConfDir: string;
-    cniConf: boolean;
+    cniConfDir?: string;
     apiPort?: number;
     logLevel: AgentOptions['logLevel'];
   }>();
@@ -115,7 +116,7 @@ export function loadOptions(
   set('cniSocket', pick(o.cniSocket, file.cniSocket));
   set('cniBinDir', pick(o.cniBinDir, file.cniBinDir));
   set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));
-  set('cniConfDir', o.cniConf ? o.cniConfDir : undefined);
+  set('cniConfDir', pick(o.cniConfDir, file.cniConfDir));
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
   return Object.freeze({ agent, kubeconfig: o.kubeconfig, ovsRunDir: o.ovsRunDir, logLevel: o.logLevel });
 }
