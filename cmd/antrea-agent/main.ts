@@ -1,9 +1,11 @@
 // antrea-agent: composition root. Builds the real clients (OVSDB, OpenFlow, kube-apiserver, host
 // commands), hands them to Agent, and links SIGTERM/SIGINT to one AbortController.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   Agent,
+  Http2ControllerConnection,
   InformerNodeSource,
   KubeAgentInfoWriter,
   netnsPathExists,
@@ -11,7 +13,7 @@ import {
   ShellCommandRunner,
 } from '@antrea-ts/agent';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
-import { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { loadOptions } from './options.js';
 
@@ -32,6 +34,24 @@ async function main(): Promise<number> {
     logger,
   });
   of.start(controller.signal);
+  // antrea-controller through the kube-system/antrea Service (its environment variables, as in a
+  // Pod); its CA comes from ConfigMap antrea-ca, read again for every new connection.
+  const svcHost = process.env['ANTREA_SERVICE_HOST'];
+  const policyConnection = svcHost
+    ? new Http2ControllerConnection({
+        url: `https://${svcHost.includes(':') ? `[${svcHost}]` : svcHost}:${process.env['ANTREA_SERVICE_PORT'] ?? '10349'}`,
+        servername: 'antrea.kube-system.svc',
+        ca: async () => {
+          const cm = await kubeConfig
+            .makeApiClient(CoreV1Api)
+            .readNamespacedConfigMap({ name: 'antrea-ca', namespace: 'kube-system' });
+          return cm.data?.['ca.crt'] ?? '';
+        },
+        token: async () =>
+          kubeConfig.getCurrentUser()?.token ??
+          (await readFile('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8')).trim(),
+      })
+    : undefined;
   // Host commands go through one long-lived shell: forking the agent itself per command is costly.
   const runner = new ShellCommandRunner();
   const agent = new Agent({
@@ -47,6 +67,7 @@ async function main(): Promise<number> {
     agentInfoWriter: new KubeAgentInfoWriter(kubeConfig),
     randomBytes,
     netnsExists: netnsPathExists,
+    ...(policyConnection ? { policyConnection } : {}),
   });
   try {
     await agent.start(controller.signal);

@@ -22,7 +22,16 @@ import type { NodeInfo, NodeSource } from './k8s/node-source.js';
 import type { CommandRunner } from './net/command-runner.js';
 import { HostNetwork } from './net/host-network.js';
 import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
-import { CookieAllocator, ROUND_MASK, ROUND_SHIFT } from './openflow/cookie.js';
+import type { ControllerConnection } from './networkpolicy/controller-connection.js';
+import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
+import {
+  CATEGORY_MASK,
+  CATEGORY_SHIFT,
+  CookieAllocator,
+  CookieCategory,
+  ROUND_MASK,
+  ROUND_SHIFT,
+} from './openflow/cookie.js';
 import { gatewayFlows } from './openflow/features/gateway.js';
 import { pipelineFlows } from './openflow/features/pipeline-flows.js';
 import { podFlows } from './openflow/features/pod-connectivity.js';
@@ -64,6 +73,12 @@ export interface AgentDeps {
   readonly serveApi?: boolean;
   /** How long to wait for the Node to get a podCIDR. */
   readonly nodeWaitMs?: number;
+  /** antrea-controller's API; without it no NetworkPolicy is enforced. */
+  readonly policyConnection?: ControllerConnection;
+  /** NodeStatsSummary interval (default 60 s; 0 disables). */
+  readonly policyStatsIntervalMs?: number;
+  /** How long start() waits for the first policy realization before serving (default 10 s). */
+  readonly policySyncWaitMs?: number;
 }
 
 /** Facts learned at start-up. */
@@ -99,8 +114,10 @@ export class Agent {
   private isReady = false;
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
+  private unsubscribePods: (() => void) | undefined;
   private readonly host: HostNetwork;
   private lastReplayMs: number | undefined;
+  private policy: NetworkPolicyController | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
@@ -120,6 +137,11 @@ export class Agent {
   get flowCache(): FlowCache {
     if (!this.flows) throw new AgentError('AGENT_STOPPED', 'agent not started');
     return this.flows;
+  }
+
+  /** The NetworkPolicy controller, when the agent has a controller connection. */
+  get networkPolicy(): NetworkPolicyController | undefined {
+    return this.policy;
   }
 
   /** Duration of the last flow replay after an OpenFlow reconnection, in ms. */
@@ -251,10 +273,47 @@ export class Agent {
     await routes.idle();
     if (syncedNames) await routes.synced(syncedNames);
 
+    // 4b. NetworkPolicies: realized before the previous round's flows go, so a restarting agent
+    //     never leaves its Pods unprotected. If the controller is not reachable in time, the old
+    //     policy flows stay until the first realization replaces them.
+    let policySynced = true;
+    if (deps.policyConnection) {
+      const policy = new NetworkPolicyController({
+        node: config.nodeName,
+        connection: deps.policyConnection,
+        flows,
+        ctx,
+        sw: deps.sw,
+        pods: () => this.store.list(),
+        logger: this.log,
+        ...(deps.policyStatsIntervalMs !== undefined ? { statsIntervalMs: deps.policyStatsIntervalMs } : {}),
+      });
+      this.policy = policy;
+      this.unsubscribePods = this.store.onChange(() => policy.podsChanged());
+      policy.start(signal);
+      policySynced = await Promise.race([
+        policy.waitSynced().then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), deps.policySyncWaitMs ?? 10_000).unref()),
+      ]);
+      if (!policySynced)
+        this.log.warn('NetworkPolicies not realized yet; keeping the previous run’s policy flows');
+    }
+
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
     if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
-      await flows.deleteByCookie(BigInt(bridge.previousRound & 0xffff) << ROUND_SHIFT, ROUND_MASK);
+      const old = BigInt(bridge.previousRound & 0xffff) << ROUND_SHIFT;
+      const policyCookie = old | (BigInt(CookieCategory.NetworkPolicy) << CATEGORY_SHIFT);
+      if (policySynced) await flows.deleteByCookie(old, ROUND_MASK);
+      else {
+        for (const c of Object.values(CookieCategory)) {
+          if (c === CookieCategory.NetworkPolicy) continue;
+          await flows.deleteByCookie(old | (BigInt(c) << CATEGORY_SHIFT), ROUND_MASK | CATEGORY_MASK);
+        }
+        void this.policy
+          ?.waitSynced()
+          .then(() => flows.deleteByCookie(policyCookie, ROUND_MASK | CATEGORY_MASK));
+      }
     }
     await persistRound(deps.bridges, config, bridge.round);
 
@@ -350,6 +409,8 @@ export class Agent {
     this.stopped = true;
     this.isReady = false;
     this.unsubscribe?.();
+    this.unsubscribePods?.();
+    await this.policy?.stop();
     await this.info?.stop();
     await this.api?.close();
     await this.cni?.stop();

@@ -18,6 +18,10 @@ export const AGENT_ERROR_CODES = [
   'AGENT_CHECK_FAILED',
   /** A CNI request carried bad input (config JSON, version, args). */
   'AGENT_CNI_BAD_REQUEST',
+  /** The controller's policy API could not be watched or written to. */
+  'AGENT_POLICY_WATCH_FAILED',
+  /** A policy could not be realized (bad rule, priorities exhausted, switch refused the bundle). */
+  'AGENT_POLICY_REALIZATION_FAILED',
   /** The component was stopped while an operation waited. */
   'AGENT_STOPPED',
 ] as const;

@@ -68,6 +68,13 @@ export function podInterfaceFromPort(port: PortInfo): PodInterface | undefined {
 /** Local Pod interfaces by container id (Antrea pkg/agent/interfacestore, containers only). */
 export class InterfaceStore {
   private readonly byContainer = new Map<string, PodInterface>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Called after every add or delete (the policy controller re-resolves applied-to Pods). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   static fromPorts(ports: readonly PortInfo[]): InterfaceStore {
     const store = new InterfaceStore();
@@ -80,6 +87,7 @@ export class InterfaceStore {
 
   add(p: PodInterface): void {
     this.byContainer.set(p.containerId, p);
+    for (const l of this.listeners) l();
   }
 
   get(containerId: string): PodInterface | undefined {
@@ -87,7 +95,7 @@ export class InterfaceStore {
   }
 
   delete(containerId: string): void {
-    this.byContainer.delete(containerId);
+    if (this.byContainer.delete(containerId)) for (const l of this.listeners) l();
   }
 
   list(): PodInterface[] {
