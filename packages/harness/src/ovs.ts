@@ -118,6 +118,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
   }
 
   let stopped = false;
+  let restarts = 0;
   return {
     netns,
     runDir,
@@ -131,6 +132,16 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
       if (crash) await vswitchd?.kill();
       else await vswitchd?.stop();
       await startVswitchd();
+      // The daemon answers its control socket before it has rebuilt the bridges (and opened their
+      // management sockets); a database change made without --no-wait returns only once it has.
+      await ctl('ovs-vsctl', [
+        `--db=unix:${dbSocket}`,
+        '--timeout=30',
+        'set',
+        'Open_vSwitch',
+        '.',
+        `external_ids:harness-restarts=${++restarts}`,
+      ]);
     },
     async stop() {
       if (stopped) return;

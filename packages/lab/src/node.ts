@@ -132,6 +132,10 @@ export function startAgent(
 ): ProcessRecord {
   const dir = layout.nodeDir(node.name);
   const conf = join(dir, 'antrea-agent.conf');
+  // The agent's scratch files live with the Node's other state, so `down` removes them even when
+  // the agent was killed (a crash test) and could not clean up.
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
   return spawnDetached({
     name: `antrea-agent@${node.name}`,
     netns: node.netns,
@@ -139,6 +143,7 @@ export function startAgent(
     cmdlineMatch: conf,
     env: {
       NODE_NAME: node.name,
+      TMPDIR: tmp,
       // What a Pod gets for the kube-system/antrea Service (Kubernetes' service environment
       // variables); there is no kube-proxy in the lab, so it names the controller's endpoint.
       ...(controller

@@ -1,3 +1,6 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ShellCommandRunner } from './shell-runner.js';
 
@@ -29,5 +32,24 @@ describe('ShellCommandRunner', () => {
     );
     await runner.run(['touch', flag]);
     expect(await waiting).toBe('waited\n');
+  });
+});
+
+describe('ShellCommandRunner scratch dirs', () => {
+  it('removes the scratch dir of a runner whose process is gone, and keeps live ones', () => {
+    const base = mkdtempSync(join(tmpdir(), 'antrea-ts-shbase-'));
+    try {
+      // pid 2^22 + 1 is above Linux's pid_max limit: no process can have it.
+      const orphan = join(base, 'antrea-ts-sh-4194305-abc');
+      const live = join(base, `antrea-ts-sh-${process.pid}-def`);
+      mkdirSync(orphan);
+      mkdirSync(live);
+      const runner = new ShellCommandRunner({ tmpDir: base });
+      expect(existsSync(orphan)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+      runner.stop();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,36 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../errors.js';
 import type { CommandRunner, RunOptions } from './command-runner.js';
+
+const DIR_PREFIX = 'antrea-ts-sh-';
+const OWNED_DIR = new RegExp(`^${DIR_PREFIX}(\\d+)-`);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Scratch dirs of runners whose process is gone (killed agents). */
+function removeOrphanedDirs(base: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const owner = OWNED_DIR.exec(name)?.[1];
+    if (owner && !isAlive(Number(owner))) rmSync(join(base, name), { recursive: true, force: true });
+  }
+}
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -30,7 +56,10 @@ export class ShellCommandRunner implements CommandRunner {
   private buffered = '';
 
   constructor(private readonly options: { netns?: string; tmpDir?: string } = {}) {
-    this.dir = mkdtempSync(join(options.tmpDir ?? tmpdir(), 'antrea-ts-sh-'));
+    const base = options.tmpDir ?? tmpdir();
+    removeOrphanedDirs(base);
+    // The owner's pid in the name lets the next agent remove what a killed one left behind.
+    this.dir = mkdtempSync(join(base, `${DIR_PREFIX}${process.pid}-`));
   }
 
   run(argv: readonly string[], options: RunOptions = {}): Promise<string> {
