@@ -12,6 +12,7 @@ import {
   OfConnection,
   ShellCommandRunner,
 } from '@antrea-ts/agent';
+import { OpenFlowBridge } from '@antrea-ts/openflow';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -52,6 +53,19 @@ async function main(): Promise<number> {
           (await readFile('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8')).trim(),
       })
     : undefined;
+  // A second OpenFlow session for packet-ins (Reject replies), so the flow session stays simple.
+  const packetIn = policyConnection
+    ? new OpenFlowBridge({
+        target: { path: join(options.ovsRunDir, `${options.agent.bridgeName}.mgmt`) },
+        logger,
+      })
+    : undefined;
+  if (packetIn) {
+    packetIn.on('switchError', () => {});
+    void packetIn
+      .start(controller.signal)
+      .catch((err: unknown) => logger.warn({ err }, 'packet-in session failed'));
+  }
   // Host commands go through one long-lived shell: forking the agent itself per command is costly.
   const runner = new ShellCommandRunner();
   const agent = new Agent({
@@ -68,6 +82,7 @@ async function main(): Promise<number> {
     randomBytes,
     netnsExists: netnsPathExists,
     ...(policyConnection ? { policyConnection } : {}),
+    ...(packetIn ? { packetIn } : {}),
   });
   try {
     await agent.start(controller.signal);
@@ -84,6 +99,7 @@ async function main(): Promise<number> {
   );
   logger.info('stopping');
   await agent.stop();
+  await packetIn?.stop();
   await of.stop();
   await ovsdb.stop();
   runner.stop();

@@ -1,4 +1,5 @@
 import { CniServer } from '@antrea-ts/cni/server';
+import type { OpenFlowBridgeClient } from '@antrea-ts/openflow';
 import type { BridgeClient, OvsdbClient } from '@antrea-ts/ovsdb';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -24,6 +25,7 @@ import { HostNetwork } from './net/host-network.js';
 import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
 import type { ControllerConnection } from './networkpolicy/controller-connection.js';
 import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
+import { PacketInHandler } from './networkpolicy/packet-in-handler.js';
 import {
   CATEGORY_MASK,
   CATEGORY_SHIFT,
@@ -77,6 +79,8 @@ export interface AgentDeps {
   readonly policyConnection?: ControllerConnection;
   /** NodeStatsSummary interval (default 60 s; 0 disables). */
   readonly policyStatsIntervalMs?: number;
+  /** A second OpenFlow session that receives packet-ins (Reject replies); none: Reject drops silently. */
+  readonly packetIn?: OpenFlowBridgeClient;
   /** How long start() waits for the first policy realization before serving (default 10 s). */
   readonly policySyncWaitMs?: number;
 }
@@ -118,6 +122,7 @@ export class Agent {
   private readonly host: HostNetwork;
   private lastReplayMs: number | undefined;
   private policy: NetworkPolicyController | undefined;
+  private packetIns: PacketInHandler | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
@@ -289,6 +294,10 @@ export class Agent {
         ...(deps.policyStatsIntervalMs !== undefined ? { statsIntervalMs: deps.policyStatsIntervalMs } : {}),
       });
       this.policy = policy;
+      if (deps.packetIn) {
+        this.packetIns = new PacketInHandler({ bridge: deps.packetIn, logger: this.log });
+        this.packetIns.start();
+      }
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());
       policy.start(signal);
       policySynced = await Promise.race([
@@ -410,6 +419,7 @@ export class Agent {
     this.isReady = false;
     this.unsubscribe?.();
     this.unsubscribePods?.();
+    this.packetIns?.stop();
     await this.policy?.stop();
     await this.info?.stop();
     await this.api?.close();

@@ -182,7 +182,7 @@ describe('policy flows', () => {
         "cookie=0x1020000000003, table=17, priority=180,conj_id=3,ip actions=set_field:0x3->reg3,set_field:0x400/0x400->reg0,goto_table:18",
         "cookie=0x1020000000003, table=18, priority=200,ip,reg0=0x400/0x400,reg3=0x3 actions=drop",
         "cookie=0x1020000000004, table=15, priority=64000,conj_id=4,ip actions=goto_table:16",
-        "cookie=0x1020000000005, table=15, priority=63999,conj_id=5,ip actions=set_field:0x5->reg3,set_field:0x400/0x400->reg0,goto_table:18",
+        "cookie=0x1020000000005, table=15, priority=63999,conj_id=5,ip actions=set_field:0x5->reg3,set_field:0x400/0x400->reg0,controller(userdata=01),goto_table:18",
         "cookie=0x1020000000005, table=18, priority=200,ip,reg0=0x400/0x400,reg3=0x5 actions=drop",
         "cookie=0x1020000000000, table=15, priority=63998,ip,nw_src=10.10.1.8/31 actions=conjunction(1,1/3)",
         "cookie=0x1020000000000, table=15, priority=63998,ip,reg1=0x5 actions=conjunction(1,2/3)",

@@ -17,6 +17,8 @@ const C = CookieCategory.NetworkPolicy;
 
 /** reg3 carries the conjunction id of the rule that decided, for the metric tables (Antrea APConjIDField). */
 export const APConjIDField: RegField = Object.freeze({ name: 'APConjID', field: 'reg3', start: 0, end: 31 });
+/** userdata[0] of a Reject rule's packet-in (PacketInHandler answers it). */
+export const REJECT_PACKET_IN_OP = 1;
 const APDenyRegMark = Object.freeze({ field: APDenyField, value: 1 });
 
 /** Priorities (Antrea pkg/agent/openflow/network_policy.go and priority.go). */
@@ -177,11 +179,22 @@ function actionFlows(ctx: FlowContext, s: ConjunctionSpec): Flow[] {
     }
     case 'Drop':
     case 'Reject':
-      // Reject is dropped like Drop here; the TCP RST / ICMP unreachable reply is not generated yet.
+      // Reject also hands the packet to the agent, which answers with a TCP RST or an ICMP
+      // unreachable (PacketInHandler); the packet itself is dropped like Drop's, and counted.
       return [
         at(s.table, s.actionPriority, conjMatch, [
           loadField(APConjIDField, s.conjId),
           loadMark(APDenyRegMark),
+          ...(s.action === 'Reject'
+            ? [
+                {
+                  type: 'controller',
+                  maxLen: 0xffff,
+                  reason: 'action',
+                  userdata: Buffer.from([REJECT_PACKET_IN_OP]),
+                } as Action,
+              ]
+            : []),
           gotoTable(ctx, metric),
         ]),
         at(metric, POLICY_PRIORITY.metric, { ip: true, reg3: s.conjId, ...matchMarks(APDenyRegMark) }, []),

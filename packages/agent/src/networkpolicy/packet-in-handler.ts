@@ -1,0 +1,91 @@
+import { OFPP, type OpenFlowBridgeClient, type PacketIn2 } from '@antrea-ts/openflow';
+import type { Logger } from 'pino';
+import { REJECT_PACKET_IN_OP } from '../openflow/features/network-policy.js';
+import { rejectReply } from './reject-packet.js';
+
+export interface PacketInHandlerOptions {
+  readonly bridge: OpenFlowBridgeClient;
+  readonly logger: Logger;
+  /** Replies sent per second at most; more are dropped (the switch already dropped the packet). */
+  readonly ratePerSecond?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * Answers packets that Reject rules sent to the controller: the reply goes back out of the port
+ * the packet came in on (through the tunnel to the sending Node when it came from one), as if the
+ * destination had answered. Rate limited, since every rejected packet costs a round trip.
+ */
+export class PacketInHandler {
+  private readonly log: Logger;
+  private tokens: number;
+  private last: number;
+  private readonly rate: number;
+  private readonly now: () => number;
+  private readonly listener = (pi: PacketIn2) => void this.onPacketIn(pi);
+  private started = false;
+  rejected = 0;
+
+  constructor(private readonly options: PacketInHandlerOptions) {
+    this.log = options.logger.child({ component: 'packet-in' });
+    this.rate = options.ratePerSecond ?? 500;
+    this.now = options.now ?? Date.now;
+    this.tokens = this.rate;
+    this.last = this.now();
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.options.bridge.on('packetIn', this.listener);
+  }
+
+  stop(): void {
+    if (!this.started) return;
+    this.started = false;
+    (this.options.bridge as unknown as { off(e: string, l: (pi: PacketIn2) => void): void }).off?.(
+      'packetIn',
+      this.listener,
+    );
+  }
+
+  private take(): boolean {
+    const t = this.now();
+    this.tokens = Math.min(this.rate, this.tokens + ((t - this.last) / 1000) * this.rate);
+    this.last = t;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  private async onPacketIn(pi: PacketIn2): Promise<void> {
+    if (pi.userdata?.[0] !== REJECT_PACKET_IN_OP) return;
+    if (!this.take()) return;
+    const reply = rejectReply(pi.packet);
+    if (!reply) return;
+    const inPort = pi.metadata.find((m) => m.field === 'in_port')?.value;
+    if (inPort === undefined) return;
+    const tunSrc = pi.metadata.find((m) => m.field === 'tun_src')?.value;
+    const tunId = pi.metadata.find((m) => m.field === 'tun_id')?.value;
+    try {
+      await this.options.bridge.sendPacketOut({
+        inPort: OFPP.CONTROLLER,
+        packet: reply,
+        actions: [
+          ...(tunSrc
+            ? [
+                { type: 'set_field' as const, field: 'tun_dst', value: tunSrc },
+                ...(tunId !== undefined
+                  ? [{ type: 'set_field' as const, field: 'tun_id', value: tunId }]
+                  : []),
+              ]
+            : []),
+          { type: 'output', port: Number(inPort) },
+        ],
+      });
+      this.rejected++;
+    } catch (err) {
+      this.log.debug({ err }, 'sending the reject reply failed');
+    }
+  }
+}
