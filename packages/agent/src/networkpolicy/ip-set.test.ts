@@ -47,10 +47,12 @@ describe('ip sets', () => {
     const mapped = new Uint8Array(16);
     mapped[10] = 0xff;
     mapped[11] = 0xff;
-    const all = netInterval({ ip: mapped, prefixLength: 96 })!;
+    const all = netInterval({ ip: mapped, prefixLength: 0 })!;
     expect(isEverything([all])).toBe(true);
     expect(intervalsToCidrs([all])).toEqual(['0.0.0.0/0']);
     expect(netInterval({ ip: new Uint8Array(16), prefixLength: 0 })).toBeUndefined();
+    mapped.set([10, 1, 2, 3], 12);
+    expect(intervalsToCidrs([netInterval({ ip: mapped, prefixLength: 24 })!])).toEqual(['10.1.2.0/24']);
   });
 });
 

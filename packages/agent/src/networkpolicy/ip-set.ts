@@ -23,8 +23,9 @@ export function ipv4Of(ip: IPAddress): number | undefined {
 export function netInterval(net: IPNet): Interval | undefined {
   const base = ipv4Of(net.ip);
   if (base === undefined) return undefined;
-  // A 16-byte mapped address may carry a prefix counted over 128 bits.
-  const prefix = net.ip.length === 16 ? net.prefixLength - 96 : net.prefixLength;
+  // Antrea sends IPv4 as Go's 16-byte mapped form, but the prefix counts IPv4 bits (0.0.0.0/0
+  // arrives as ::ffff:0.0.0.0 with prefix 0).
+  const prefix = net.prefixLength;
   if (prefix < 0 || prefix > 32) return undefined;
   const size = 2 ** (32 - prefix);
   const start = Math.floor(base / size) * size;
