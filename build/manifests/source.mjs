@@ -397,6 +397,52 @@ const apiService = (version, group) => ({
 });
 
 /**
+ * One admission webhook of antrea-controller (Antrea's templates/webhooks/): called through Service
+ * antrea, trusted by the CA bundle the controller injects into configurations labelled
+ * served-by: antrea-controller.
+ * @param {string} name @param {string} path @param {string[]} operations @param {string} resource
+ * @param {'Cluster' | 'Namespaced'} scope
+ */
+const webhook = (name, path, operations, resource, scope) => ({
+  name,
+  clientConfig: { service: { name: 'antrea', namespace: NS, path } },
+  rules: [{ operations, apiGroups: ['crd.antrea.io'], apiVersions: ['v1beta1'], resources: [resource], scope }],
+  admissionReviewVersions: ['v1', 'v1beta1'],
+  sideEffects: 'None',
+  timeoutSeconds: 5,
+});
+
+const WEBHOOK_LABELS = { app: 'antrea', 'served-by': 'antrea-controller' };
+
+/** Antrea's crdvalidator.antrea.io and crdmutator.antrea.io, for the kinds Antrea-TS validates. */
+export function webhookConfigurations() {
+  const cu = ['CREATE', 'UPDATE'];
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'crdvalidator.antrea.io', labels: WEBHOOK_LABELS },
+      webhooks: [
+        webhook('tiervalidator.antrea.io', '/validate/tier', [...cu, 'DELETE'], 'tiers', 'Cluster'),
+        webhook('acnpvalidator.antrea.io', '/validate/acnp', cu, 'clusternetworkpolicies', 'Cluster'),
+        webhook('annpvalidator.antrea.io', '/validate/annp', cu, 'networkpolicies', 'Namespaced'),
+        webhook('clustergroupvalidator.antrea.io', '/validate/clustergroup', cu, 'clustergroups', 'Cluster'),
+        webhook('groupvalidator.antrea.io', '/validate/group', cu, 'groups', 'Namespaced'),
+      ],
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'crdmutator.antrea.io', labels: WEBHOOK_LABELS },
+      webhooks: [
+        webhook('acnpmutator.antrea.io', '/mutate/acnp', cu, 'clusternetworkpolicies', 'Cluster'),
+        webhook('annpmutator.antrea.io', '/mutate/annp', cu, 'networkpolicies', 'Namespaced'),
+      ],
+    },
+  ];
+}
+
+/**
  * Every object of a deployment, in apply order (CRDs come from build/crds separately).
  * @param {Renderer} r
  */
@@ -425,6 +471,7 @@ export function objects(r) {
     apiService('v1beta2', 'controlplane.antrea.io'),
     apiService('v1beta1', 'system.antrea.io'),
     apiService('v1alpha1', 'stats.antrea.io'),
+    ...webhookConfigurations(),
     controllerDeployment(r),
     agentDaemonSet(r),
   ];

@@ -89,7 +89,14 @@ export {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js';
-export { ApiServer, type ApiServerOptions, type AuthenticationConfigProvider } from './server.js';
+export {
+  ApiServer,
+  type ApiServerOptions,
+  type AuthenticationConfigProvider,
+  type PlainEndpoint,
+  type PlainRequest,
+  type PlainResponse,
+} from './server.js';
 export { ApiError, type Status, type StatusDetails, type StatusReason, tooLarge } from './status.js';
 export { TtlCache } from './ttl-cache.js';
 export { FrameCache } from './watch/frame-cache.js';

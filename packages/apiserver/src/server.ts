@@ -81,7 +81,27 @@ export interface ApiServerOptions {
   maxBodyBytes?: number;
   /** Source of randomness for watch timeouts (tests make it fixed). */
   random?: () => number;
+  /**
+   * Plain endpoints by exact path, served without authentication or authorization (as Antrea
+   * serves its admission webhooks, which kube-apiserver calls anonymously, on the API port).
+   */
+  endpoints?: ReadonlyMap<string, PlainEndpoint>;
 }
+
+/** A request to a plain endpoint: the whole body, read up to maxBodyBytes. */
+export interface PlainRequest {
+  method: string;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+export interface PlainResponse {
+  status: number;
+  contentType: string;
+  body: string | Uint8Array;
+}
+
+export type PlainEndpoint = (request: PlainRequest) => Promise<PlainResponse> | PlainResponse;
 
 interface ActiveWatch {
   stream: WatchStream;
@@ -329,6 +349,8 @@ export class ApiServer {
       this.metrics.requestDuration.observe(labels, (this.#clock.now() - started) / 1000);
     });
     try {
+      const endpoint = this.#opts.endpoints?.get(path);
+      if (endpoint) return await this.#plain(req, res, endpoint);
       if (!this.#authorizer.isAlwaysAllowedPath(path)) {
         const user = await this.#authenticate(req, log);
         if (!user) throw ApiError.unauthorized();
@@ -500,6 +522,24 @@ export class ApiServer {
       default:
         throw ApiError.methodNotAllowed(req.method ?? '', info.resource);
     }
+  }
+
+  async #plain(req: HttpRequest, res: HttpResponse, endpoint: PlainEndpoint): Promise<void> {
+    const limit = this.#opts.maxBodyBytes ?? 3 * 1024 * 1024;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+    const out = await endpoint({
+      method: req.method ?? 'GET',
+      contentType: req.headers['content-type'],
+      body: Buffer.concat(chunks),
+    });
+    res.writeHead(out.status, { 'content-type': out.contentType });
+    res.end(out.body);
   }
 
   async #readBody(req: HttpRequest): Promise<unknown> {

@@ -34,6 +34,10 @@ import { StatusController } from '../status/status-controller.js';
 import { RamStore } from '../store/ram-store.js';
 import { initializeTiers } from '../tier-initializer.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
+import { KubeWebhookConfigurationClient, WebhookCaInjector } from '../webhook/ca-injector.js';
+import { webhookEndpoints } from '../webhook/endpoints.js';
+import { AdmissionState } from '../webhook/state.js';
+import { AdmissionValidator } from '../webhook/validator.js';
 import { type ControllerApi, registerControllerApi } from './controller-api.js';
 import { StatsAggregator } from './stats-aggregator.js';
 
@@ -56,6 +60,12 @@ export interface AntreaControllerConfig {
   /** Extra names and addresses for the serving certificate. */
   certificate?: { dnsNames?: readonly string[]; ipAddresses?: readonly string[] };
   watch?: ApiServerOptions['watch'];
+  /**
+   * Serve the admission webhooks (/validate/*, /mutate/*) and inject the CA bundle into the
+   * webhook configurations labelled app=antrea,served-by=antrea-controller. Default: with
+   * antreaPolicy (injection only when publishCaBundle).
+   */
+  webhooks?: boolean;
 }
 
 export interface AntreaControllerDeps {
@@ -89,6 +99,7 @@ export class AntreaController {
   readonly #status: StatusController | undefined;
   readonly #authnConfig: AuthenticationConfigSource;
   readonly #publisher: CaBundlePublisher | undefined;
+  readonly #webhookCa: WebhookCaInjector | undefined;
   #synced = false;
   #started = false;
   #stopping: Promise<void> | undefined;
@@ -118,6 +129,9 @@ export class AntreaController {
     );
     const informers = deps.informers ?? makePolicyInformers(kc, { antreaNative: config.antreaPolicy });
     this.#adapter = new InformerAdapter(this.#engine, informers, logger);
+    const webhooks = (config.webhooks ?? true) && config.antreaPolicy;
+    const admission = webhooks ? new AdmissionState() : undefined;
+    admission?.follow(informers);
     this.#status = config.antreaPolicy
       ? new StatusController(this.networkPolicies, new KubeStatusWriter(kc), clock, logger)
       : undefined;
@@ -202,6 +216,18 @@ export class AntreaController {
       host: config.bindAddress,
       port: config.apiPort,
       ...(config.watch ? { watch: config.watch } : {}),
+      ...(admission
+        ? {
+            endpoints: webhookEndpoints(
+              new AdmissionValidator(admission, {
+                controllerServiceAccount: {
+                  namespace: config.podRef?.namespace ?? config.service.namespace,
+                  name: 'antrea-controller',
+                },
+              }),
+            ),
+          }
+        : {}),
     });
     this.server.readyz.add('networkpolicy-store-synced', () => this.#synced);
     this.#publisher = config.publishCaBundle
@@ -212,6 +238,10 @@ export class AntreaController {
           service: config.service,
         })
       : undefined;
+    this.#webhookCa =
+      admission && config.publishCaBundle
+        ? new WebhookCaInjector({ logger, client: new KubeWebhookConfigurationClient(kc) })
+        : undefined;
     const nodes = new KubeNodeClient(kc);
     this.nodeIpam = config.nodeIPAM
       ? new NodeIpamController({
@@ -264,6 +294,8 @@ export class AntreaController {
     // able to end a start() that waits for it.
     if (this.#publisher) await this.#untilStopped(this.#publisher.start(this.certificates));
     if (!this.#started) return;
+    if (this.#webhookCa) await this.#untilStopped(this.#webhookCa.start(this.certificates));
+    if (!this.#started) return;
     await this.nodeIpam?.start();
     if (!this.#started) {
       await this.nodeIpam?.stop();
@@ -299,6 +331,7 @@ export class AntreaController {
     await this.controllerInfo.stop();
     await this.nodeIpam?.stop();
     this.#publisher?.stop();
+    this.#webhookCa?.stop();
     await this.server.stop();
     this.api.stop();
     this.#status?.stop();
