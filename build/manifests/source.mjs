@@ -406,7 +406,9 @@ const apiService = (version, group) => ({
 const webhook = (name, path, operations, resource, scope) => ({
   name,
   clientConfig: { service: { name: 'antrea', namespace: NS, path } },
-  rules: [{ operations, apiGroups: ['crd.antrea.io'], apiVersions: ['v1beta1'], resources: [resource], scope }],
+  rules: [
+    { operations, apiGroups: ['crd.antrea.io'], apiVersions: ['v1beta1'], resources: [resource], scope },
+  ],
   admissionReviewVersions: ['v1', 'v1beta1'],
   sideEffects: 'None',
   timeoutSeconds: 5,

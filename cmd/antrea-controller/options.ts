@@ -79,6 +79,7 @@ export function loadOptions(
     )
     .option('--service-port <port>', 'port of that Service', port, 443)
     .option('--no-publish-ca-bundle', 'do not publish antrea-ca nor register the APIServices')
+    .option('--no-webhooks', 'do not serve the admission webhooks (/validate/*, /mutate/*)')
     .option('--enable-node-ipam', 'allocate Node podCIDRs (nodeIPAM.enableNodeIPAM)')
     .option(
       '--cluster-cidrs <cidrs>',
@@ -99,6 +100,7 @@ export function loadOptions(
     service: string;
     servicePort: number;
     publishCaBundle: boolean;
+    webhooks: boolean;
     enableNodeIpam?: boolean;
     clusterCidrs?: string;
     controllerInfoInterval: string;
@@ -160,6 +162,7 @@ export function loadOptions(
     apiPort,
     service: { namespace: svcNamespace!, name: svcName!, port: o.servicePort },
     publishCaBundle: o.publishCaBundle,
+    webhooks: o.webhooks,
     antreaPolicy: gates['AntreaPolicy'] ?? true,
     enablePrometheusMetrics: file.enablePrometheusMetrics ?? true,
     controllerInfoIntervalMs: interval * 1000,

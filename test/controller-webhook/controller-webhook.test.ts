@@ -35,6 +35,8 @@ const link = `ats${uniqueTag()}`;
 let kube: KubeCluster;
 let controller: AntreaController;
 let port: number;
+/** Added to the controller's wall clock (certificate rotation). */
+let clockOffsetMs = 0;
 
 type Obj = Record<string, unknown>;
 
@@ -125,7 +127,14 @@ beforeAll(async () => {
       enablePrometheusMetrics: false,
       controllerInfoIntervalMs: 60_000,
     },
-    { logger, kubeConfig: kube.kubeConfig },
+    {
+      logger,
+      kubeConfig: kube.kubeConfig,
+      clock: {
+        now: () => new Date(Date.now() + clockOffsetMs),
+        monotonicMs: () => performance.now(),
+      },
+    },
   );
   await controller.start();
   // The static Tiers are created through the Tier webhook, so they exist once it answers.
@@ -330,6 +339,32 @@ describe('antrea-controller admission webhooks against a real kube-apiserver', (
     };
     expect(await refusal(apply(cg))).toContain(
       'admission webhook "clustergroupvalidator.antrea.io" denied the request: At most one of podSelector, nodeSelector, externalEntitySelector, serviceReference, ipBlock, ipBlocks or childGroups can be set for a ClusterGroup',
+    );
+  });
+
+  // Last: the rotated serving certificate starts in the controller's future.
+  it('injects the new bundle after a CA rotation', async () => {
+    const before = controller.certificates.current().caBundlePem;
+    // Four years on, the five-year CA can no longer cover a full serving certificate: a next CA
+    // is staged and the bundle grows.
+    clockOffsetMs = 4 * 365 * 86_400_000;
+    expect(controller.certificates.checkRotation()).toBe(true);
+    const after = controller.certificates.current().caBundlePem;
+    expect(after).not.toBe(before);
+    const bundle = Buffer.from(after).toString('base64');
+    await waitFor(
+      'webhook configurations carry the rotated bundle',
+      async () => {
+        for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
+          const list = JSON.parse(
+            await kube.kubectl(['get', kind, '-l', 'served-by=antrea-controller', '-o', 'json']),
+          );
+          for (const w of list.items[0].webhooks) if (w.clientConfig.caBundle !== bundle) return false;
+        }
+        return true;
+      },
+      30_000,
+      200,
     );
   });
 });

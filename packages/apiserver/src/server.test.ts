@@ -163,6 +163,16 @@ describe('ApiServer', () => {
     host: '127.0.0.1',
     port: 0,
     watch: { limits: { maxQueuedBytes: 1 << 20 }, tickMs: 3_600_000 },
+    endpoints: new Map([
+      [
+        '/validate/echo',
+        (r) => ({
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({ method: r.method, contentType: r.contentType, body: r.body.toString() }),
+        }),
+      ],
+    ]),
   });
   server.readyz.add('store-synced', () => ready);
   let ready = true;
@@ -218,6 +228,14 @@ describe('ApiServer', () => {
 
   beforeAll(() => server.start());
   afterAll(() => server.stop());
+
+  it('serves plain endpoints without authentication, with the whole body', async () => {
+    const r = await call('/validate/echo', { method: 'POST', body: '{"a":1}' });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toEqual({ method: 'POST', contentType: 'application/json', body: '{"a":1}' });
+    // Only the exact path: anything else still needs a token.
+    expect((await call('/validate/echo/x', { method: 'POST', body: '{}' })).status).toBe(401);
+  });
 
   it('answers 401 with an uninformative Status when there is no or a bad token', async () => {
     for (const token of [undefined, 'forged']) {

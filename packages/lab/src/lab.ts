@@ -12,7 +12,7 @@ import { caFile, kubectl, startKube } from './kube.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_COUNT, LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { removeLeftovers } from './leftovers.js';
-import { controllerServiceObjects, rbacObjects, toApplyStream } from './manifests.js';
+import { controllerServiceObjects, rbacObjects, toApplyStream, webhookObjects } from './manifests.js';
 import { ANTREA_NAMESPACE_NAME, CONTROLLER_API_PORT, CONTROLPLANE_APISERVICE } from './names.js';
 import { createNodeNetwork, deleteNodeNetwork, nodeRecord, startAgent, writeNodeFiles } from './node.js';
 import { type ProbeResult, type ProbeTarget, runProbes } from './probe.js';
@@ -224,6 +224,8 @@ export class Lab {
       input: toApplyStream([
         ...rbacObjects(this.#artifacts.manifest),
         ...controllerServiceObjects(this.layout.hostIp, CONTROLLER_API_PORT),
+        // The controller's admission webhooks (it injects its CA): only when it runs to answer them.
+        ...(withController ? webhookObjects(this.#artifacts.manifest) : []),
       ]),
     });
     await this.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);

@@ -11,6 +11,7 @@ import { ANTREA_NAMESPACE_NAME, CONTROLLER_SERVICE } from './names.js';
 type Obj = Record<string, unknown>;
 
 const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+const WEBHOOK_KINDS = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
 
 /**
  * The service accounts and RBAC of the deployment manifest (build/yamls/antrea.yml, generated from
@@ -21,6 +22,16 @@ export function rbacObjects(manifest: string): Obj[] {
   return parseAllDocuments(readFileSync(manifest, 'utf8'))
     .map((d) => d.toJSON() as Obj | null)
     .filter((o): o is Obj => o !== null && RBAC_KINDS.has(String(o['kind'])));
+}
+
+/**
+ * The admission webhook configurations of the deployment manifest (crdvalidator/crdmutator.antrea.io):
+ * antrea-controller injects its CA bundle into them, as it publishes it into the APIServices.
+ */
+export function webhookObjects(manifest: string): Obj[] {
+  return parseAllDocuments(readFileSync(manifest, 'utf8'))
+    .map((d) => d.toJSON() as Obj | null)
+    .filter((o): o is Obj => o !== null && WEBHOOK_KINDS.has(String(o['kind'])));
 }
 
 /** The Service the APIServices name, backed by a hand-made Endpoints at the controller's address. */
