@@ -31,6 +31,27 @@ function decode<T>(raw: unknown): T {
   return { ...raw, metadata: raw.metadata ?? {}, spec: raw.spec ?? {} } as T;
 }
 
+/** Go's %q for the strings at hand (JSON quoting agrees with it for printable text). */
+const quote = (s: string) => JSON.stringify(s);
+
+/**
+ * Antrea's checkLogLabel: rules of a policy applied to Nodes log with labels of at most 12 bytes
+ * in kernel logs; longer ones are admitted with a warning.
+ */
+export function logLabelWarnings(policy: CrdClusterNetworkPolicy | CrdNetworkPolicy): string[] {
+  const spec = policy.spec;
+  if (!(spec.appliedTo ?? []).some((a) => a.nodeSelector)) return [];
+  const out: string[] = [];
+  for (const r of [...(spec.ingress ?? []), ...(spec.egress ?? [])]) {
+    const label = r.logLabel ?? '';
+    if (r.enableLogging && Buffer.byteLength(label) > 12)
+      out.push(
+        `LogLabels for Node NetworkPolicies are limited to 12 characters, but the label ${quote(label)} for policy rule ${quote(r.name ?? '')} exceeds the limit and will be truncated in kernel logs`,
+      );
+  }
+  return out;
+}
+
 /**
  * Antrea's NetworkPolicyValidator.Validate: dispatch on the request's group/version/kind and
  * operation, checks from ../validation over the state the informers keep. A kind it does not know
@@ -88,12 +109,12 @@ export class AdmissionValidator {
   #policy(req: AdmissionRequest): AdmissionDecision {
     if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return { allowed: true };
     const cur = decode<CrdClusterNetworkPolicy | CrdNetworkPolicy>(req.object);
-    return decision(
-      validateAntreaPolicy(cur, {
-        tierExists: (name) => this.#state.tiers.has(name),
-        l7NetworkPolicyEnabled: this.#opts.l7NetworkPolicyEnabled ?? false,
-      }),
-    );
+    const r = validateAntreaPolicy(cur, {
+      tierExists: (name) => this.#state.tiers.has(name),
+      l7NetworkPolicyEnabled: this.#opts.l7NetworkPolicyEnabled ?? false,
+    });
+    if (!r.allowed) return decision(r);
+    return { allowed: true, warnings: [...r.warnings, ...logLabelWarnings(cur)] };
   }
 
   #group(req: AdmissionRequest, clusterScoped: boolean): AdmissionDecision {

@@ -152,6 +152,35 @@ describe('validating webhooks', () => {
     );
   });
 
+  it('warns of log labels longer than 12 bytes in policies applied to Nodes', () => {
+    const { call } = setup();
+    const ingress = [
+      { action: 'Allow', name: 'long', enableLogging: true, logLabel: 'thirteen-char' },
+      { action: 'Allow', name: 'short', enableLogging: true, logLabel: 'twelve-chars' },
+      { action: 'Allow', name: 'off', logLabel: 'thirteen-char' },
+    ];
+    const onNodes = call(
+      '/validate/acnp',
+      request(
+        'ClusterNetworkPolicy',
+        'CREATE',
+        acnp({ tier: 't1', priority: 1, appliedTo: [{ nodeSelector: {} }], ingress }),
+      ),
+    );
+    expect(onNodes.response).toEqual({
+      uid: 'uid-ClusterNetworkPolicy',
+      allowed: true,
+      warnings: [
+        'LogLabels for Node NetworkPolicies are limited to 12 characters, but the label "thirteen-char" for policy rule "long" exceeds the limit and will be truncated in kernel logs',
+      ],
+    });
+    const onPods = call(
+      '/validate/acnp',
+      request('ClusterNetworkPolicy', 'CREATE', acnp({ tier: 't1', priority: 1, appliedTo, ingress })),
+    );
+    expect(onPods.response).toEqual({ uid: 'uid-ClusterNetworkPolicy', allowed: true });
+  });
+
   it('validates Antrea NetworkPolicies the same way', () => {
     const { call } = setup();
     const r = call(
