@@ -89,6 +89,95 @@ describe('incremental updates', () => {
     );
   });
 
+  it('re-stores only the AddressGroups on a Pod IP change (AppliedToGroup members carry no IPs)', () => {
+    const w = setup();
+    const atgBefore = w.appliedToGroups.get(w.atgA)!;
+    const agBBefore = w.addressGroups.get(w.agB)!;
+    w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n1', ip: '10.0.0.7' }));
+    const stats = w.engine.flush();
+    expect(stats.syncedAppliedToGroups).toBe(0);
+    expect(w.events).toEqual([{ store: 'ag', type: 'MODIFIED', name: w.agDev }]);
+    expect(w.appliedToGroups.get(w.atgA)).toBe(atgBefore);
+    expect(w.addressGroups.get(w.agB)).toBe(agBBefore);
+    const a = w.addressGroups.get(w.agDev)!.object.members.find((m) => m.pod?.name === 'a')!;
+    expect(a.ips![0]![15]).toBe(7);
+    // The AppliedToGroup member object is kept: a later rebuild of the group changes nothing.
+    w.events.length = 0;
+    w.engine.upsertPod(pod('x', 'a2', { app: 'a' }, { node: 'n1', ip: '10.0.0.8' }));
+    w.engine.flush();
+    const atg = w.appliedToGroups.get(w.atgA)!.object;
+    expect(atg.membersByNode.get('n1')).toContain(atgBefore.object.membersByNode.get('n1')![0]);
+  });
+
+  it('re-stores only the AppliedToGroups on a Pod Node change with the same IP', () => {
+    const w = setup();
+    const agDevBefore = w.addressGroups.get(w.agDev)!;
+    w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n4', ip: '10.0.0.1' }));
+    w.engine.flush();
+    expect(w.events.filter((e) => e.store === 'atg')).toEqual([
+      { store: 'atg', type: 'MODIFIED', name: w.atgA },
+    ]);
+    expect([...w.appliedToGroups.get(w.atgA)!.object.membersByNode.keys()]).toEqual(['n4']);
+    // Span changes reach the AddressGroups (a new object), their members stay the same objects.
+    const agDev = w.addressGroups.get(w.agDev)!.object;
+    expect([...agDev.span]).toEqual(['n4']);
+    expect(agDev.members).toBe(agDevBefore.object.members);
+  });
+
+  it('rebuilds both kinds of groups when a Pod stops being addressable and applicable', () => {
+    const w = setup();
+    w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n1', ip: '10.0.0.1', phase: 'Succeeded' }));
+    w.engine.flush();
+    expect(w.appliedToGroups.get(w.atgA)!.object.membersByNode.size).toBe(0);
+    expect(w.names(w.agDev)).toEqual(['x/b']);
+  });
+
+  it('re-stores only the AddressGroup of a ClusterGroup used both as appliedTo and as peer on a Pod IP change', () => {
+    const w = setup();
+    w.engine.upsertClusterGroup({
+      metadata: { name: 'as', uid: 'uid-cg-as' },
+      spec: { podSelector: { matchLabels: { app: 'a' } }, namespaceSelector: {} },
+    });
+    w.engine.upsertClusterGroup({
+      metadata: { name: 'parent', uid: 'uid-cg-parent' },
+      spec: { childGroups: ['as'] },
+    });
+    w.engine.upsertClusterNetworkPolicy({
+      metadata: { name: 'cg', uid: 'uid-acnp-cg', generation: 1 },
+      spec: {
+        priority: 5,
+        appliedTo: [{ group: 'as' }],
+        ingress: [{ action: 'Allow', from: [{ group: 'as' }, { group: 'parent' }] }],
+      },
+    });
+    w.engine.flush();
+    w.events.length = 0;
+    w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n1', ip: '10.0.0.7' }));
+    expect(w.engine.flush().syncedAppliedToGroups).toBe(0);
+    expect(w.events.filter((e) => e.store === 'atg')).toEqual([]);
+    expect(
+      w.events
+        .filter((e) => e.store === 'ag')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['as', 'parent', w.agDev].sort());
+    for (const name of ['as', 'parent'])
+      expect(w.addressGroups.get(name)!.object.members.map((m) => m.ips![0]![15])).toEqual([7]);
+    // A Node change of the same Pod reaches the appliedTo group and no AddressGroup.
+    w.events.length = 0;
+    w.engine.upsertPod(pod('x', 'a', { app: 'a' }, { node: 'n5', ip: '10.0.0.7' }));
+    w.engine.flush();
+    expect(
+      w.events
+        .filter((e) => e.store === 'atg')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['as', w.atgA].sort());
+    expect([...w.appliedToGroups.get('as')!.object.membersByNode.keys()]).toEqual(['n5']);
+    for (const name of ['as', 'parent'])
+      expect(w.addressGroups.get(name)!.object.members.map((m) => m.ips![0]![15])).toEqual([7]);
+  });
+
   it('emits nothing for an update that changes nothing the groups carry', () => {
     const w = setup();
     const p = pod('x', 'b', { app: 'b' }, { node: 'n2', ip: '10.0.0.2' });

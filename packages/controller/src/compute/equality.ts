@@ -18,8 +18,15 @@ export function sameMembers(a: readonly GroupMember[], b: readonly GroupMember[]
     for (const m of a) if (!b.includes(m)) return false;
     return true;
   }
-  const set = new Set(b);
-  for (const m of a) if (!set.has(m)) return false;
+  // Members keep their order from one computation to the next: compare in place up to the first
+  // difference, and when that member is gone altogether (one Pod changed) answer without building
+  // a Set of the whole group.
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (i === a.length) return true;
+  if (!b.includes(a[i]!, i)) return false;
+  const set = new Set(b.slice(i));
+  for (let j = i; j < a.length; j++) if (!set.has(a[j]!)) return false;
   return true;
 }
 

@@ -63,6 +63,16 @@ export interface SelectorItem<T = unknown> {
   users: SmallSet<unknown> | undefined;
 }
 
+/**
+ * What changed about a selector item's Pods since the last drain, as bit flags. Groups that carry
+ * no IPs (AppliedToGroups) need not be rebuilt for an address-only change, nor address groups for
+ * a Node-only one.
+ */
+export const POD_NODE_CHANGED = 1;
+export const POD_IPS_CHANGED = 2;
+/** The selected Pod set changed, or an attribute every kind of group depends on. */
+export const PODS_CHANGED = 0xff;
+
 /** Scope of a selector item, decided once from its GroupSelector. */
 type Scope = 'namespace' | 'nsSelector' | 'cluster' | 'nothing';
 
@@ -116,8 +126,11 @@ export class GroupingIndex<T = unknown> {
   private readonly byNamespace = new Map<string, KeyedBucket<SelectorItem<T>>>();
   /** Selector items with a podSelector and no Namespace restriction. */
   private readonly clusterWide = newSelectorBucket<T>();
-  /** Selector items whose member set (or a member's attributes) changed since the last drain. */
-  private dirty = new Set<SelectorItem<T>>();
+  /**
+   * Selector items whose member set (or a member's attributes) changed since the last drain, with
+   * what changed (POD_* flags).
+   */
+  private dirty = new Map<SelectorItem<T>, number>();
 
   get podCount(): number {
     return this.pods.size;
@@ -133,11 +146,17 @@ export class GroupingIndex<T = unknown> {
     return this.selectorItems.size;
   }
 
-  /** Returns and clears the set of selector items that changed. */
-  drainDirty(): Set<SelectorItem<T>> {
+  /** Returns and clears the selector items that changed, each with what changed (POD_* flags). */
+  drainDirty(): Map<SelectorItem<T>, number> {
     const d = this.dirty;
-    this.dirty = new Set();
+    this.dirty = new Map();
     return d;
+  }
+
+  private markDirty(si: SelectorItem<T>, flags: number): void {
+    const prev = this.dirty.get(si);
+    if (prev === undefined) this.dirty.set(si, flags);
+    else if ((prev | flags) !== prev) this.dirty.set(si, prev | flags);
   }
 
   getPod(namespace: string, name: string): PodEntity<T> | undefined {
@@ -240,13 +259,13 @@ export class GroupingIndex<T = unknown> {
   private link(si: SelectorItem<T>, li: LabelItem<T>): void {
     si.labelItems.add(li);
     li.selectors.add(si);
-    this.dirty.add(si);
+    this.markDirty(si, PODS_CHANGED);
   }
 
   private unlink(si: SelectorItem<T>, li: LabelItem<T>): void {
     si.labelItems.delete(li);
     li.selectors.delete(si);
-    this.dirty.add(si);
+    this.markDirty(si, PODS_CHANGED);
   }
 
   private candidateSelectors(ns: NamespaceEntity<T>, li: LabelItem<T>): SelectorItem<T>[] {
@@ -281,7 +300,7 @@ export class GroupingIndex<T = unknown> {
     if (li.pods.size > 0) return;
     for (const si of li.selectors) {
       si.labelItems.delete(li);
-      this.dirty.add(si);
+      this.markDirty(si, PODS_CHANGED);
     }
     li.selectors.clear();
     li.ns.labelItems.delete(li.key);
@@ -304,7 +323,7 @@ export class GroupingIndex<T = unknown> {
       const pod: PodEntity<T> = { key, state, labelItem: li, payload: makePayload(state, undefined) };
       li.pods.add(pod);
       this.pods.set(key, pod);
-      for (const si of li.selectors) this.dirty.add(si);
+      for (const si of li.selectors) this.markDirty(si, PODS_CHANGED);
       return pod;
     }
     const prev = existing.state;
@@ -314,16 +333,17 @@ export class GroupingIndex<T = unknown> {
     if (newKey !== existing.labelItem.key) {
       const old = existing.labelItem;
       old.pods.delete(existing);
-      for (const si of old.selectors) this.dirty.add(si);
+      for (const si of old.selectors) this.markDirty(si, PODS_CHANGED);
       const li = this.acquireLabelItem(ns, state.labels, newKey);
       state.labels = li.labels;
       li.pods.add(existing);
       existing.labelItem = li;
-      for (const si of li.selectors) this.dirty.add(si);
+      for (const si of li.selectors) this.markDirty(si, PODS_CHANGED);
       this.releaseLabelItem(old);
     } else {
       state.labels = existing.labelItem.labels;
-      if (attributesChanged(prev, state)) for (const si of existing.labelItem.selectors) this.dirty.add(si);
+      const changed = attributeChanges(prev, state);
+      if (changed !== 0) for (const si of existing.labelItem.selectors) this.markDirty(si, changed);
     }
     return existing;
   }
@@ -335,7 +355,7 @@ export class GroupingIndex<T = unknown> {
     this.pods.delete(key);
     const li = pod.labelItem;
     li.pods.delete(pod);
-    for (const si of li.selectors) this.dirty.add(si);
+    for (const si of li.selectors) this.markDirty(si, PODS_CHANGED);
     this.releaseLabelItem(li);
     return pod;
   }
@@ -388,7 +408,7 @@ export class GroupingIndex<T = unknown> {
       case 'nothing':
         break;
     }
-    this.dirty.add(si);
+    this.markDirty(si, PODS_CHANGED);
     return si;
   }
 
@@ -423,10 +443,16 @@ export class GroupingIndex<T = unknown> {
   }
 }
 
-function attributesChanged(a: PodState, b: PodState): boolean {
-  if (a.nodeName !== b.nodeName || a.hostNetwork !== b.hostNetwork || a.terminated !== b.terminated)
-    return true;
-  if (a.ips.length !== b.ips.length) return true;
-  for (let i = 0; i < a.ips.length; i++) if (a.ips[i] !== b.ips[i]) return true;
-  return false;
+/** POD_* flags for what differs between two states of one Pod (0 when nothing does). */
+function attributeChanges(a: PodState, b: PodState): number {
+  if (a.hostNetwork !== b.hostNetwork || a.terminated !== b.terminated) return PODS_CHANGED;
+  let flags = a.nodeName !== b.nodeName ? POD_NODE_CHANGED : 0;
+  if (a.ips.length !== b.ips.length) flags |= POD_IPS_CHANGED;
+  else
+    for (let i = 0; i < a.ips.length; i++)
+      if (a.ips[i] !== b.ips[i]) {
+        flags |= POD_IPS_CHANGED;
+        break;
+      }
+  return flags;
 }
