@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { diffGroupMembers, groupMemberKey } from './group-member.js';
-import { formatIP, ipNetContains, parseCIDR, parseIP } from './ip.js';
+import { formatIP, ipNetContains, parseCIDR, parseIP, parseIPGo } from './ip.js';
 
 describe('parseIP', () => {
   it('parses IPv4 and IPv6 into raw bytes', () => {
     expect([...parseIP('10.0.1.2')!]).toEqual([10, 0, 1, 2]);
     expect(parseIP('::')!.length).toBe(16);
-    expect(formatIP(parseIP('fd00::1')!)).toBe('fd00:0:0:0:0:0:0:1');
+    expect(formatIP(parseIP('fd00::1')!)).toBe('fd00::1');
     expect(formatIP(parseIP('::ffff:1.2.3.4')!)).toBe('1.2.3.4');
   });
   it('rejects malformed addresses', () => {
@@ -14,6 +14,54 @@ describe('parseIP', () => {
     expect(parseIP('10.0.0.256')).toBeUndefined();
     expect(parseIP('1::2::3')).toBeUndefined();
     expect(parseIP('zz::1')).toBeUndefined();
+  });
+});
+
+describe('formatIP', () => {
+  const f = (s: string) => formatIP(parseIP(s)!);
+  it('prints IPv6 like Go net.IP.String (RFC 5952)', () => {
+    expect(f('::')).toBe('::');
+    expect(f('::1')).toBe('::1');
+    expect(f('fd00:0:0:0:0:0:0:5')).toBe('fd00::5');
+    expect(f('fd00::')).toBe('fd00::');
+    expect(f('2001:0DB8:0000:0000:0000:0000:0000:ABCD')).toBe('2001:db8::abcd');
+    // The longest run of zero groups; the first one on ties; never a single group.
+    expect(f('1:0:0:2:0:0:0:3')).toBe('1:0:0:2::3');
+    expect(f('1:0:0:2:0:0:3:4')).toBe('1::2:0:0:3:4');
+    expect(f('fe80:0:0:0:1:0:0:2')).toBe('fe80::1:0:0:2');
+    expect(f('2001:db8:0:1:1:1:1:1')).toBe('2001:db8:0:1:1:1:1:1');
+    expect(f('1:0:2:0:3:0:4:0')).toBe('1:0:2:0:3:0:4:0');
+    expect(f('0:0:1:0:0:0:0:0')).toBe('0:0:1::');
+  });
+  it('prints IPv4 and IPv4-mapped IPv6 as a dotted quad, IPv4-compatible IPv6 as hex', () => {
+    expect(f('10.1.2.3')).toBe('10.1.2.3');
+    expect(f('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(f('::ffff:a01:203')).toBe('10.1.2.3');
+    expect(f('::1.2.3.4')).toBe('::102:304');
+    expect(f('::fffe:1.2.3.4')).toBe('::fffe:102:304');
+  });
+  it('prints other lengths like Go', () => {
+    expect(formatIP(new Uint8Array())).toBe('<nil>');
+    expect(formatIP(new Uint8Array([1, 2, 0xab]))).toBe('?0102ab');
+  });
+  it('round-trips through parseIP', () => {
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed;
+    };
+    for (let n = 0; n < 2000; n++) {
+      const ip = new Uint8Array(16);
+      // Mostly zero groups, so that runs of every length occur.
+      for (let g = 0; g < 8; g++)
+        if (rand() % 3 === 0) {
+          ip[g * 2] = rand() & 0xff;
+          ip[g * 2 + 1] = rand() & 0xff;
+        }
+      const text = formatIP(ip);
+      expect(text).not.toMatch(/:::|::.*::/);
+      expect(parseIPGo(text)).toEqual(ip);
+    }
   });
 });
 

@@ -76,13 +76,48 @@ export function parseIPGo(s: string): IPAddress | undefined {
   return out;
 }
 
-/** Formats raw IP bytes back to text (IPv6 without zero compression; mapped IPv4 as dotted quad). */
+/**
+ * Formats raw IP bytes like Go's net.IP.String(): IPv4 and IPv4-mapped IPv6 as a dotted quad,
+ * other IPv6 per RFC 5952 (lowercase hex without leading zeros, the longest run of two or more
+ * zero groups, the first one on ties, as "::"); "<nil>" when empty, "?" and hex for other lengths.
+ */
 export function formatIP(ip: IPAddress): string {
   if (ip.length === 4) return ip.join('.');
+  if (ip.length !== 16) {
+    if (ip.length === 0) return '<nil>';
+    let hex = '?';
+    for (const b of ip) hex += b.toString(16).padStart(2, '0');
+    return hex;
+  }
   if (isIPv4Mapped(ip)) return ip.subarray(12).join('.');
-  const words: string[] = [];
-  for (let i = 0; i < ip.length; i += 2) words.push(((ip[i]! << 8) | ip[i + 1]!).toString(16));
-  return words.join(':');
+  let runStart = -1;
+  let runLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (ip[i * 2] !== 0 || ip[i * 2 + 1] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && ip[j * 2] === 0 && ip[j * 2 + 1] === 0) j++;
+    if (j - i > runLen) {
+      runStart = i;
+      runLen = j - i;
+    }
+    i = j;
+  }
+  // "::" never stands for a single zero group.
+  if (runLen < 2) runStart = -1;
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    if (i === runStart) {
+      out += '::';
+      i += runLen - 1;
+      continue;
+    }
+    if (out !== '' && !out.endsWith(':')) out += ':';
+    out += ((ip[i * 2]! << 8) | ip[i * 2 + 1]!).toString(16);
+  }
+  return out;
 }
 
 /**

@@ -98,7 +98,7 @@ describe('K8s NetworkPolicy translation', () => {
       expect(r.from?.addressGroups).toBeUndefined();
       expect(r.from?.ipBlocks?.map((b) => `${formatIP(b.cidr.ip)}/${b.cidr.prefixLength}`)).toEqual([
         '0.0.0.0/0',
-        '0:0:0:0:0:0:0:0/0',
+        '::/0',
       ]);
     }
   });
