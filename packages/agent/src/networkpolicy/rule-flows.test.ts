@@ -107,8 +107,8 @@ describe('policy flows', () => {
         "cookie=0x1020000000000, table=16, priority=200,ip actions=conjunction(2,3/3)",
         "cookie=0x1020000000000, table=17, priority=200,ip,reg1=0x3 actions=drop",
         "cookie=0x1020000000000, table=17, priority=200,ip,reg1=0x4 actions=drop",
-        "cookie=0x1020000000000, table=9, priority=200,ip,in_port=3 actions=drop",
-        "cookie=0x1020000000000, table=9, priority=200,ip,in_port=4 actions=drop",
+        "cookie=0x1020000000000, table=9, priority=200,ip,nw_src=10.10.0.3 actions=drop",
+        "cookie=0x1020000000000, table=9, priority=200,ip,nw_src=10.10.0.4 actions=drop",
       ]
     `);
   });

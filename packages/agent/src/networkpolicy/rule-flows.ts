@@ -213,6 +213,18 @@ const tableOf = (dir: 'In' | 'Out', kind: 'k8s' | 'antrea' | 'baseline'): TableN
         : 'EgressDefaultRule';
 
 /**
+ * The applied-to clause: ingress matches the output port (reg1) of the destination Pod; egress
+ * matches the source Pod's IP, as Antrea does, so a Pod's packets are subject to its egress rules
+ * whichever port they enter by (spoof guard has checked IP against port already).
+ */
+function appliedToClause(r: CompletedRule, ofports: readonly number[]): MatchSpec[] {
+  const set = new Set(ofports);
+  if (r.direction === 'In') return [...set].sort((a, b) => a - b).map((p) => ({ ip: true, reg1: p }));
+  const ips = r.appliedTo.filter((a) => set.has(a.pod.ofport)).map((a) => a.pod.ip);
+  return [...new Set(ips)].sort().map((ip) => ({ ip: true, nw_src: ip }));
+}
+
+/**
  * Turns completed rules into conjunctions (Antrea reconciler.go): priorities from tier priority,
  * policy priority and rule order; peers collapsed to CIDRs; isolation for K8s policies.
  */
@@ -223,7 +235,7 @@ export function computePolicyFlows(
   const conjunctions: ConjunctionSpec[] = [];
   const realized: RealizedRule[] = [];
   const isoIn = new Set<number>();
-  const isoOut = new Set<number>();
+  const isoOut = new Set<string>();
   const live = new Set<string>();
 
   // Antrea-native rule order per direction and kind: a rank per (tier, policy priority, rule, name).
@@ -251,7 +263,10 @@ export function computePolicyFlows(
   for (const r of rules) {
     if (r.appliedTo.length === 0) continue;
     if (r.k8s) {
-      for (const a of r.appliedTo) (r.direction === 'In' ? isoIn : isoOut).add(a.pod.ofport);
+      for (const a of r.appliedTo) {
+        if (r.direction === 'In') isoIn.add(a.pod.ofport);
+        else isoOut.add(a.pod.ip);
+      }
       if (r.peer.none) continue;
     }
     const baseline = !r.k8s && (r.policy.tierPriority ?? 0) >= BASELINE_TIER_PRIORITY;
@@ -288,9 +303,7 @@ export function computePolicyFlows(
             }
           : {}),
         peer: everything ? undefined : cidrs.map((c) => ({ ip: true, [peerField]: c })),
-        appliedTo: [...new Set(part.ofports)]
-          .sort((a, b) => a - b)
-          .map((p): MatchSpec => (r.direction === 'In' ? { ip: true, reg1: p } : { ip: true, in_port: p })),
+        appliedTo: appliedToClause(r, part.ofports),
         services: serviceClause(part.services),
       });
     }

@@ -58,9 +58,9 @@ export interface ConjunctionSpec {
 }
 
 export interface IsolationSpec {
-  /** ofports of Pods a K8s NetworkPolicy isolates for ingress / egress. */
+  /** Pods a K8s NetworkPolicy isolates: by output port for ingress, by source IP for egress. */
   readonly ingress: readonly number[];
-  readonly egress: readonly number[];
+  readonly egress: readonly string[];
 }
 
 const metricTable = (d: PolicyDirection): TableName => (d === 'In' ? 'IngressMetric' : 'EgressMetric');
@@ -211,8 +211,8 @@ export function isolationFlows(ctx: FlowContext, iso: IsolationSpec): Flow[] {
       .sort((a, b) => a - b)
       .map((p) => flow(ctx, 'IngressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, reg1: p }, [])),
     ...[...new Set(iso.egress)]
-      .sort((a, b) => a - b)
-      .map((p) => flow(ctx, 'EgressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, in_port: p }, [])),
+      .sort()
+      .map((ip) => flow(ctx, 'EgressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, nw_src: ip }, [])),
   ];
 }
 
