@@ -1,8 +1,7 @@
 // The case runner on the real lab: a 2-Node lab (instance 8: lab8-*, lb8*, its own state dir, so
 // a developer's lab and the lab's own test, instance 7, can run beside it), Pods made by the lab
-// through the real CNI chain into OVS, probes from Pod netns. The connectivity case needs no
-// policy enforcement; the policy cases need the agent to enforce policies and run only with
-// E2E_LAB_POLICY=1 until it does.
+// through the real CNI chain into OVS, probes from Pod netns. The policy cases run by default now
+// that agents enforce policies; E2E_LAB_POLICY=0 leaves them out (they take about ten minutes).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -118,7 +117,7 @@ describe.skipIf(!isRoot)('case runner on the lab', () => {
     expect(nss.split('\n').filter((n) => /^namespace\/[xyz]$/.test(n))).toEqual([]);
   });
 
-  it.skipIf(!process.env.E2E_LAB_POLICY)(
+  it.skipIf(process.env.E2E_LAB_POLICY === '0')(
     'passes every shared and Antrea-native case',
     async () => {
       const files = findCaseFiles([SHARED, join(ROOT, 'e2e/cases')]);
