@@ -1,0 +1,189 @@
+import { decodeControlplaneObject, type GroupMember, type NetworkPolicy } from '@antrea-ts/apis';
+import type { FlowMod, FlowStats } from '@antrea-ts/openflow';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { PodInterface } from '../cniserver/interface-store.js';
+import { CookieAllocator, CookieCategory } from '../openflow/cookie.js';
+import { FlowCache } from '../openflow/flow-cache.js';
+import type { FlowSwitch } from '../openflow/of-connection.js';
+import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
+import type { ControllerConnection } from './controller-connection.js';
+import { NetworkPolicyController } from './network-policy-controller.js';
+
+const logger = pino({ level: 'silent' });
+
+class FakeSwitch implements FlowSwitch {
+  connected = true;
+  bundles: FlowMod[][] = [];
+  stats: FlowStats[] = [];
+  async bundle(mods: readonly FlowMod[]): Promise<void> {
+    this.bundles.push([...mods]);
+  }
+  async dumpFlows(): Promise<FlowStats[]> {
+    return this.stats;
+  }
+  onConnected(): () => void {
+    return () => {};
+  }
+  async waitConnected(): Promise<void> {}
+}
+
+class FakeConnection implements ControllerConnection {
+  posts: Array<{ path: string; kind: string; object: unknown }> = [];
+  session(): never {
+    throw new Error('no session in unit tests');
+  }
+  async token(): Promise<string> {
+    return 't';
+  }
+  async post(path: string, body: Uint8Array): Promise<number> {
+    const { kind, object } = decodeControlplaneObject(body);
+    this.posts.push({ path, kind, object });
+    return 201;
+  }
+  close(): void {}
+}
+
+const v4 = (s: string) => Uint8Array.from(s.split('.').map(Number));
+const pods: PodInterface[] = [
+  {
+    containerId: 'c1',
+    podName: 'web',
+    podNamespace: 'ns',
+    hostIfName: 'web-x',
+    ifName: 'eth0',
+    netns: '/n',
+    ipCidr: '10.10.0.3/24',
+    ip: '10.10.0.3',
+    mac: '0a:00:00:00:00:03',
+    ofport: 3,
+  },
+];
+const policy = (generation: number): NetworkPolicy => ({
+  metadata: { name: 'uid-1', generation },
+  rules: [
+    {
+      direction: 'In',
+      from: { addressGroups: ['ag'] },
+      services: [{ protocol: 'TCP', port: 80 }],
+      priority: -1,
+      action: 'Allow',
+      enableLogging: false,
+    },
+  ],
+  appliedToGroups: ['atg'],
+  sourceRef: { type: 'K8sNetworkPolicy', namespace: 'ns', name: 'np', uid: 'uid-1' },
+});
+const member = (name: string, ip?: string): GroupMember => ({
+  pod: { namespace: 'ns', name },
+  ...(ip ? { ips: [v4(ip)] } : {}),
+});
+
+function setup() {
+  const sw = new FakeSwitch();
+  const conn = new FakeConnection();
+  const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
+  const c = new NetworkPolicyController({
+    node: 'n1',
+    connection: conn,
+    flows: new FlowCache(sw, logger),
+    ctx,
+    sw,
+    pods: () => pods,
+    logger,
+    statsIntervalMs: 0,
+  });
+  c.start();
+  return { sw, conn, c, ctx };
+}
+
+async function initial(c: NetworkPolicyController, gen = 1) {
+  c.replace('networkpolicies', [policy(gen)]);
+  c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+  c.replace('addressgroups', [{ metadata: { name: 'ag' }, groupMembers: [member('client', '10.10.1.8')] }]);
+  await c.waitSynced();
+}
+
+describe('NetworkPolicyController', () => {
+  it('realizes nothing before all three BOOKMARKs, then everything in one bundle', async () => {
+    const { sw, c } = setup();
+    c.replace('networkpolicies', [policy(1)]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(sw.bundles).toHaveLength(0);
+    c.replace('addressgroups', [{ metadata: { name: 'ag' }, groupMembers: [member('client', '10.10.1.8')] }]);
+    await c.waitSynced();
+    expect(sw.bundles).toHaveLength(1);
+    // 4 bypass + 3 clauses + 1 action + 2 metric + 1 isolation
+    expect(sw.bundles[0]).toHaveLength(11);
+    await c.stop();
+  });
+
+  it('applies a group patch as one bundle holding only the new clause flow', async () => {
+    const { sw, c } = setup();
+    await initial(c);
+    c.apply('addressgroups', 'MODIFIED', 'ag', {
+      metadata: { name: 'ag' },
+      addedGroupMembers: [member('client2', '10.10.2.9')],
+    });
+    await c.waitSynced();
+    expect(sw.bundles).toHaveLength(2);
+    expect(sw.bundles[1]!.map((m) => m.command)).toEqual(['ADD']);
+    await c.stop();
+  });
+
+  it('after a lost watch keeps the flows, and an identical resync sends nothing', async () => {
+    const { sw, c } = setup();
+    await initial(c);
+    for (const r of ['networkpolicies', 'appliedtogroups', 'addressgroups'] as const) c.lost(r);
+    // Events while not synced do not touch the switch.
+    c.podsChanged();
+    await initial(c);
+    expect(sw.bundles).toHaveLength(1);
+    await c.stop();
+  });
+
+  it('reports realization once per generation', async () => {
+    const { conn, c } = setup();
+    await initial(c);
+    await new Promise((r) => setTimeout(r, 10));
+    c.apply('networkpolicies', 'MODIFIED', 'uid-1', policy(2));
+    await c.waitSynced();
+    await new Promise((r) => setTimeout(r, 10));
+    const statuses = conn.posts.filter((p) => p.kind === 'NetworkPolicyStatus');
+    expect(statuses.map((p) => p.path)).toEqual([
+      '/apis/controlplane.antrea.io/v1beta2/networkpolicies/uid-1/status',
+      '/apis/controlplane.antrea.io/v1beta2/networkpolicies/uid-1/status',
+    ]);
+    expect(
+      statuses.map((p) => (p.object as { nodes: Array<{ generation: number }> }).nodes[0]!.generation),
+    ).toEqual([1, 2]);
+    await c.stop();
+  });
+
+  it('sends per-policy counter deltas from the metric flows as a NodeStatsSummary', async () => {
+    const { sw, conn, c, ctx } = setup();
+    await initial(c);
+    const metric = ctx.pipeline.id('IngressMetric');
+    const cookie = ctx.cookies.cookie(CookieCategory.NetworkPolicy, 1n);
+    const stat = (state: bigint, packets: bigint, bytes: bigint): FlowStats => ({
+      table: metric,
+      cookie,
+      match: [{ field: 'ct_state', value: state, mask: 0x21n }],
+      actions: [],
+      packetCount: packets,
+      byteCount: bytes,
+    });
+    sw.stats = [stat(0x21n, 2n, 148n), stat(0x20n, 10n, 1000n)];
+    await c.reportStats();
+    sw.stats = [stat(0x21n, 3n, 222n), stat(0x20n, 14n, 1400n)];
+    await c.reportStats();
+    const sums = conn.posts.filter((p) => p.kind === 'NodeStatsSummary').map((p) => p.object as never);
+    expect(sums).toHaveLength(2);
+    const stats = (s: { networkPolicies: Array<{ trafficStats: unknown }> }) =>
+      s.networkPolicies[0]!.trafficStats;
+    expect(stats(sums[0]!)).toEqual({ packets: 12, bytes: 1148, sessions: 2 });
+    expect(stats(sums[1]!)).toEqual({ packets: 5, bytes: 474, sessions: 1 });
+    await c.stop();
+  });
+});
