@@ -95,32 +95,8 @@ export function decodeIp(raw: unknown): string {
     bytes = Uint8Array.from(values);
   }
   if (bytes === undefined || (bytes.length !== 4 && bytes.length !== 16)) return String(raw);
-  return goIpString(bytes);
-}
-
-/** Go's net.IP.String: dotted quad for IPv4 (and IPv4-mapped), RFC 5952 "::" compression for IPv6. */
-export function goIpString(bytes: Uint8Array): string {
-  const plain = formatIP(bytes);
-  if (!plain.includes(':')) return plain;
-  const words = plain.split(':');
-  // The longest run of at least two zero words becomes "::" (first one on ties).
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < words.length; ) {
-    if (words[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < words.length && words[j] === '0') j++;
-    if (j - i > bestLen) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (best < 0) return plain;
-  return `${words.slice(0, best).join(':')}::${words.slice(best + bestLen).join(':')}`;
+  // formatIP prints as Go's net.IP.String does (dotted IPv4-mapped, RFC 5952 IPv6).
+  return formatIP(bytes);
 }
 
 /** Antrea's common.GroupMember: the member with its IPs joined as text. */
