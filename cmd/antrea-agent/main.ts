@@ -1,6 +1,7 @@
 // antrea-agent: composition root. Builds the real clients (OVSDB, OpenFlow, kube-apiserver, host
 // commands), hands them to Agent, and links SIGTERM/SIGINT to one AbortController.
 import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -66,6 +67,16 @@ async function main(): Promise<number> {
       .start(controller.signal)
       .catch((err: unknown) => logger.warn({ err }, 'packet-in session failed'));
   }
+  // The NetworkPolicy audit log of rules with enableLogging (Antrea's np.log); opened on first use.
+  let auditStream: ReturnType<typeof createWriteStream> | undefined;
+  const policyAuditLog = (line: string) => {
+    if (!auditStream) {
+      mkdirSync('/var/log/antrea/networkpolicy', { recursive: true });
+      auditStream = createWriteStream('/var/log/antrea/networkpolicy/np.log', { flags: 'a' });
+      auditStream.on('error', (err) => logger.warn({ err }, 'NetworkPolicy audit log not writable'));
+    }
+    auditStream.write(`${line}\n`);
+  };
   // Host commands go through one long-lived shell: forking the agent itself per command is costly.
   const runner = new ShellCommandRunner();
   const agent = new Agent({
@@ -82,7 +93,7 @@ async function main(): Promise<number> {
     randomBytes,
     netnsExists: netnsPathExists,
     ...(policyConnection ? { policyConnection } : {}),
-    ...(packetIn ? { packetIn } : {}),
+    ...(packetIn ? { packetIn, policyAuditLog } : {}),
   });
   try {
     await agent.start(controller.signal);
@@ -100,6 +111,7 @@ async function main(): Promise<number> {
   logger.info('stopping');
   await agent.stop();
   await packetIn?.stop();
+  auditStream?.end();
   await of.stop();
   await ovsdb.stop();
   runner.stop();

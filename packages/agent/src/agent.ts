@@ -81,6 +81,8 @@ export interface AgentDeps {
   readonly policyStatsIntervalMs?: number;
   /** A second OpenFlow session that receives packet-ins (Reject replies); none: Reject drops silently. */
   readonly packetIn?: OpenFlowBridgeClient;
+  /** NetworkPolicy audit log (rules with enableLogging): one call per line. */
+  readonly policyAuditLog?: (line: string) => void;
   /** How long start() waits for the first policy realization before serving (default 10 s). */
   readonly policySyncWaitMs?: number;
 }
@@ -292,10 +294,15 @@ export class Agent {
         pods: () => this.store.list(),
         logger: this.log,
         ...(deps.policyStatsIntervalMs !== undefined ? { statsIntervalMs: deps.policyStatsIntervalMs } : {}),
+        ...(deps.policyAuditLog ? { auditLog: deps.policyAuditLog } : {}),
       });
       this.policy = policy;
       if (deps.packetIn) {
-        this.packetIns = new PacketInHandler({ bridge: deps.packetIn, logger: this.log });
+        this.packetIns = new PacketInHandler({
+          bridge: deps.packetIn,
+          logger: this.log,
+          onLog: (pi) => policy.logPacket(pi),
+        });
         this.packetIns.start();
       }
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());

@@ -17,6 +17,7 @@ export * from './net/host-network.js';
 export * from './net/ipv4.js';
 export * from './net/netns.js';
 export * from './net/shell-runner.js';
+export * from './networkpolicy/audit-log.js';
 export * from './networkpolicy/controller-connection.js';
 export * from './networkpolicy/controller-watch.js';
 export * from './networkpolicy/ip-set.js';

@@ -7,7 +7,7 @@ import {
   type NetworkPolicy,
   type NetworkPolicyReference,
 } from '@antrea-ts/apis';
-import type { Flow, FlowStats } from '@antrea-ts/openflow';
+import type { Flow, FlowStats, PacketIn2 } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { AgentError } from '../errors.js';
@@ -21,6 +21,7 @@ import {
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
+import { auditLine } from './audit-log.js';
 import type { ControllerConnection } from './controller-connection.js';
 import {
   ControllerWatch,
@@ -46,6 +47,9 @@ export interface NetworkPolicyControllerOptions {
   /** How often per-rule counters are sent as a NodeStatsSummary; 0 disables. Default 60 s. */
   readonly statsIntervalMs?: number;
   readonly retryMs?: number;
+  /** Where audit-log lines of rules with enableLogging go (one line, no newline). */
+  readonly auditLog?: (line: string) => void;
+  readonly now?: () => Date;
 }
 
 interface Counters {
@@ -72,6 +76,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
   private dirty = false;
   private running: Promise<void> | undefined;
   private realized: RealizedRule[] = [];
+  private byConjId = new Map<number, { rule: RealizedRule['rule']; priority: number }>();
   private readonly reported = new Map<string, number>();
   private readonly lastCounters = new Map<number, Counters>();
   private statsTimer: NodeJS.Timeout | undefined;
@@ -196,6 +201,12 @@ export class NetworkPolicyController implements PolicyWatchSink {
       ];
       await this.options.flows.replace(POLICY_FLOW_OWNER, flows);
       this.realized = computed.realized;
+      const priorities = new Map(computed.conjunctions.map((cj) => [cj.conjId, cj.actionPriority]));
+      const byConj = new Map<number, { rule: RealizedRule['rule']; priority: number }>();
+      for (const r of computed.realized) {
+        for (const id of r.conjIds) byConj.set(id, { rule: r.rule, priority: priorities.get(id) ?? 0 });
+      }
+      this.byConjId = byConj;
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
       this.log.error(
@@ -219,6 +230,24 @@ export class NetworkPolicyController implements PolicyWatchSink {
       failure ? 'policy realization failed' : 'policies realized',
     );
     void this.reportStatus(failure);
+  }
+
+  /** Writes the audit-log line of a packet-in from a rule with enableLogging. */
+  logPacket(pi: PacketIn2): void {
+    const sink = this.options.auditLog;
+    if (!sink) return;
+    const entry = this.byConjId.get(conjIdOfCookie(pi.cookie ?? 0n));
+    if (!entry) return;
+    const ipToPod = new Map(this.options.pods().map((p) => [p.ip, `${p.podNamespace}/${p.podName}`]));
+    const line = auditLine(
+      pi,
+      entry.rule,
+      entry.priority,
+      this.options.ctx.pipeline,
+      (ip) => ipToPod.get(ip),
+      (this.options.now ?? (() => new Date()))(),
+    );
+    if (line) sink(line);
   }
 
   /** Realization status per policy and generation (networkpolicies/{name}/status). */

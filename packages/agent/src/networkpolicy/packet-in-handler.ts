@@ -1,6 +1,6 @@
 import { OFPP, type OpenFlowBridgeClient, type PacketIn2 } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
-import { REJECT_PACKET_IN_OP } from '../openflow/features/network-policy.js';
+import { LOG_PACKET_IN_OP, REJECT_PACKET_IN_OP } from '../openflow/features/network-policy.js';
 import { rejectReply } from './reject-packet.js';
 
 export interface PacketInHandlerOptions {
@@ -9,6 +9,8 @@ export interface PacketInHandlerOptions {
   /** Replies sent per second at most; more are dropped (the switch already dropped the packet). */
   readonly ratePerSecond?: number;
   readonly now?: () => number;
+  /** Audit-log one packet of a rule with enableLogging (rate limited like the replies). */
+  readonly onLog?: (pi: PacketIn2) => void;
 }
 
 /**
@@ -19,6 +21,7 @@ export interface PacketInHandlerOptions {
 export class PacketInHandler {
   private readonly log: Logger;
   private tokens: number;
+  private logTokens: number;
   private last: number;
   private readonly rate: number;
   private readonly now: () => number;
@@ -31,6 +34,7 @@ export class PacketInHandler {
     this.rate = options.ratePerSecond ?? 500;
     this.now = options.now ?? Date.now;
     this.tokens = this.rate;
+    this.logTokens = this.rate;
     this.last = this.now();
   }
 
@@ -49,17 +53,31 @@ export class PacketInHandler {
     );
   }
 
-  private take(): boolean {
+  private refill(): void {
     const t = this.now();
-    this.tokens = Math.min(this.rate, this.tokens + ((t - this.last) / 1000) * this.rate);
+    const add = ((t - this.last) / 1000) * this.rate;
+    this.tokens = Math.min(this.rate, this.tokens + add);
+    this.logTokens = Math.min(this.rate, this.logTokens + add);
     this.last = t;
+  }
+
+  private take(): boolean {
+    this.refill();
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     return true;
   }
 
   private async onPacketIn(pi: PacketIn2): Promise<void> {
-    if (pi.userdata?.[0] !== REJECT_PACKET_IN_OP) return;
+    const op = pi.userdata?.[0] ?? 0;
+    if (op & LOG_PACKET_IN_OP && this.options.onLog) {
+      this.refill();
+      if (this.logTokens >= 1) {
+        this.logTokens -= 1;
+        this.options.onLog(pi);
+      }
+    }
+    if (!(op & REJECT_PACKET_IN_OP)) return;
     if (!this.take()) return;
     const reply = rejectReply(pi.packet);
     if (!reply) return;

@@ -293,6 +293,7 @@ export function computePolicyFlows(
         priority,
         actionPriority,
         action: r.action as PolicyAction,
+        ...(r.rule.enableLogging ? { log: true } : {}),
         ...(r.action === 'Pass'
           ? {
               passTo: baseline

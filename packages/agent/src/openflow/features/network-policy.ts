@@ -17,8 +17,14 @@ const C = CookieCategory.NetworkPolicy;
 
 /** reg3 carries the conjunction id of the rule that decided, for the metric tables (Antrea APConjIDField). */
 export const APConjIDField: RegField = Object.freeze({ name: 'APConjID', field: 'reg3', start: 0, end: 31 });
-/** userdata[0] of a Reject rule's packet-in (PacketInHandler answers it). */
+/** userdata[0] bits of a rule's packet-in: answer it (Reject), log it (enableLogging). */
 export const REJECT_PACKET_IN_OP = 1;
+export const LOG_PACKET_IN_OP = 2;
+
+function toController(op: number): Action[] {
+  if (op === 0) return [];
+  return [{ type: 'controller', maxLen: 0xffff, reason: 'action', userdata: Buffer.from([op]) } as Action];
+}
 const APDenyRegMark = Object.freeze({ field: APDenyField, value: 1 });
 
 /** Priorities (Antrea pkg/agent/openflow/network_policy.go and priority.go). */
@@ -55,6 +61,8 @@ export interface ConjunctionSpec {
   readonly peer: readonly MatchSpec[] | undefined;
   readonly appliedTo: readonly MatchSpec[];
   readonly services: readonly MatchSpec[];
+  /** enableLogging: every packet the action flow sees is also sent to the agent for the audit log. */
+  readonly log?: boolean;
 }
 
 export interface IsolationSpec {
@@ -144,6 +152,7 @@ function actionFlows(ctx: FlowContext, s: ConjunctionSpec): Flow[] {
     actions,
   });
   const conjMatch: MatchSpec = { conj_id: s.conjId, ip: true };
+  const log = s.log ? LOG_PACKET_IN_OP : 0;
   switch (s.action) {
     case 'Allow': {
       const label = labelField(s.direction);
@@ -151,6 +160,7 @@ function actionFlows(ctx: FlowContext, s: ConjunctionSpec): Flow[] {
         // The rule's id goes into the connection's ct_label, so established packets count for it.
         at(s.table, s.actionPriority, conjMatch, [
           loadField(APConjIDField, s.conjId),
+          ...toController(log),
           {
             type: 'ct',
             commit: true,
@@ -185,22 +195,15 @@ function actionFlows(ctx: FlowContext, s: ConjunctionSpec): Flow[] {
         at(s.table, s.actionPriority, conjMatch, [
           loadField(APConjIDField, s.conjId),
           loadMark(APDenyRegMark),
-          ...(s.action === 'Reject'
-            ? [
-                {
-                  type: 'controller',
-                  maxLen: 0xffff,
-                  reason: 'action',
-                  userdata: Buffer.from([REJECT_PACKET_IN_OP]),
-                } as Action,
-              ]
-            : []),
+          ...toController((s.action === 'Reject' ? REJECT_PACKET_IN_OP : 0) | log),
           gotoTable(ctx, metric),
         ]),
         at(metric, POLICY_PRIORITY.metric, { ip: true, reg3: s.conjId, ...matchMarks(APDenyRegMark) }, []),
       ];
     case 'Pass':
-      return [at(s.table, s.actionPriority, conjMatch, [gotoTable(ctx, s.passTo ?? metric)])];
+      return [
+        at(s.table, s.actionPriority, conjMatch, [...toController(log), gotoTable(ctx, s.passTo ?? metric)]),
+      ];
   }
 }
 
