@@ -3,6 +3,7 @@
 // check flows per rule, and real TCP packets between Pod netns are allowed or denied. Instance 12
 // of the lab names (lab12-*), so it can run beside a developer's lab and the other lab tests.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -62,6 +63,17 @@ async function dumpFlows(node: string): Promise<string[]> {
 /** Policy flows (cookie category 2) grouped by the conjunction id their actions or cookie name. */
 function policyFlows(flows: readonly string[]): string[] {
   return flows.filter((l) => /cookie=0x[0-9a-f]*02[0-9a-f]{10},/.test(l));
+}
+
+const AUDIT_LOG = '/var/log/antrea/networkpolicy/np.log';
+
+async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 const apply = (o: unknown) => lab.kubectl(['apply', '-f', '-'], { input: JSON.stringify(o) });
@@ -144,12 +156,25 @@ describe('agent NetworkPolicy enforcement', () => {
       });
     const fromApp = (app: string) => [{ podSelector: { matchLabels: { app } }, namespaceSelector: {} }];
     await acnp('drop-other', 'application', 5, [
-      { action: 'Drop', from: fromApp('other'), ports: [{ port: 80 }] },
+      { action: 'Drop', name: 'drop-80', enableLogging: true, from: fromApp('other'), ports: [{ port: 80 }] },
     ]);
     await acnp('reject-client-81', 'application', 6, [
       { action: 'Reject', from: fromApp('client'), ports: [{ port: 81 }] },
     ]);
     expect(await eventually(pod('other'), pod('server'), 80, 'drop')).toBe('drop');
+    // enableLogging: the dropped SYNs are in the audit log, one documented line each.
+    const logged = await waitFor(async () =>
+      (await readFile(AUDIT_LOG, 'utf8').catch(() => ''))
+        .split('\n')
+        .find((l) => l.includes('AntreaClusterNetworkPolicy:drop-other drop-80 In Drop')),
+    );
+    const o = lab.pod('np', 'other').ips[0]!;
+    const srv = lab.pod('np', 'server').ips[0]!;
+    expect(logged).toMatch(
+      new RegExp(
+        `^\\d{4}/\\d\\d/\\d\\d \\S+ AntreaPolicyIngressRule .* np/server ${o} \\d+ ${srv} 80 TCP \\d+ -$`,
+      ),
+    );
     // Reject answers (TCP RST from the agent); Drop stays silent.
     expect(await eventually(pod('client'), pod('server'), 81, 'reject')).toBe('reject');
     expect(await probe(pod('client'), pod('server'), 80)).toBe('allow');
