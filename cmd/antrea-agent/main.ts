@@ -71,8 +71,8 @@ async function main(): Promise<number> {
   let auditStream: ReturnType<typeof createWriteStream> | undefined;
   const policyAuditLog = (line: string) => {
     if (!auditStream) {
-      mkdirSync('/var/log/antrea/networkpolicy', { recursive: true });
-      auditStream = createWriteStream('/var/log/antrea/networkpolicy/np.log', { flags: 'a' });
+      mkdirSync(options.policyAuditLogDir, { recursive: true });
+      auditStream = createWriteStream(join(options.policyAuditLogDir, 'np.log'), { flags: 'a' });
       auditStream.on('error', (err) => logger.warn({ err }, 'NetworkPolicy audit log not writable'));
     }
     auditStream.write(`${line}\n`);

@@ -9,6 +9,8 @@ export interface AgentOptions {
   readonly kubeconfig: string | undefined;
   /** Directory of ovsdb-server's db.sock and the bridges' .mgmt sockets. */
   readonly ovsRunDir: string;
+  /** Directory of np.log, the audit log of rules with enableLogging. */
+  readonly policyAuditLogDir: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -69,6 +71,11 @@ export function loadOptions(
     // share the host's filesystem, so the agent writes nothing outside its own paths by default.
     .option('--cni-conf-dir <dir>', 'install 10-antrea.conflist there once serving (e.g. /etc/cni/net.d)')
     .option('--api-port <port>', 'agent API port', port)
+    .option(
+      '--policy-audit-log-dir <dir>',
+      'directory of np.log (rules with enableLogging)',
+      '/var/log/antrea/networkpolicy',
+    )
     .addOption(
       new Option('--log-level <level>', 'pino log level')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -88,6 +95,7 @@ export function loadOptions(
     hostLocalDataDir?: string;
     cniConfDir?: string;
     apiPort?: number;
+    policyAuditLogDir: string;
     logLevel: AgentOptions['logLevel'];
   }>();
   const file: AgentConfFile = o.config
@@ -118,5 +126,11 @@ export function loadOptions(
   set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));
   set('cniConfDir', pick(o.cniConfDir, file.cniConfDir));
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
-  return Object.freeze({ agent, kubeconfig: o.kubeconfig, ovsRunDir: o.ovsRunDir, logLevel: o.logLevel });
+  return Object.freeze({
+    agent,
+    kubeconfig: o.kubeconfig,
+    ovsRunDir: o.ovsRunDir,
+    policyAuditLogDir: o.policyAuditLogDir,
+    logLevel: o.logLevel,
+  });
 }

@@ -3,7 +3,7 @@
 // check flows per rule, and real TCP packets between Pod netns are allowed or denied. Instance 12
 // of the lab names (lab12-*), so it can run beside a developer's lab and the other lab tests.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -65,7 +65,15 @@ function policyFlows(flows: readonly string[]): string[] {
   return flows.filter((l) => /cookie=0x[0-9a-f]*02[0-9a-f]{10},/.test(l));
 }
 
-const AUDIT_LOG = '/var/log/antrea/networkpolicy/np.log';
+/** Every Node's np.log (the lab points each agent's audit log into its Node dir). */
+async function auditLogs(): Promise<string> {
+  const nodesDir = join(options.stateDir, 'nodes');
+  const nodes = await readdir(nodesDir).catch(() => [] as string[]);
+  const logs = await Promise.all(
+    nodes.map((n) => readFile(join(nodesDir, n, 'networkpolicy', 'np.log'), 'utf8').catch(() => '')),
+  );
+  return logs.join('\n');
+}
 
 async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
@@ -154,8 +162,6 @@ describe('agent NetworkPolicy enforcement', () => {
         metadata: { name },
         spec: { tier, priority, appliedTo: [{ podSelector: { matchLabels: { app: 'server' } } }], ingress },
       });
-    // Only lines written by this run count: the log is the host's, shared by every lab.
-    const auditStart = (await readFile(AUDIT_LOG).catch(() => Buffer.alloc(0))).length;
     const fromApp = (app: string) => [{ podSelector: { matchLabels: { app } }, namespaceSelector: {} }];
     await acnp('drop-other', 'application', 5, [
       { action: 'Drop', name: 'drop-80', enableLogging: true, from: fromApp('other'), ports: [{ port: 80 }] },
@@ -166,9 +172,7 @@ describe('agent NetworkPolicy enforcement', () => {
     expect(await eventually(pod('other'), pod('server'), 80, 'drop')).toBe('drop');
     // enableLogging: the dropped SYNs are in the audit log, one documented line each.
     const logged = await waitFor(async () =>
-      (await readFile(AUDIT_LOG).catch(() => Buffer.alloc(0)))
-        .subarray(auditStart)
-        .toString('utf8')
+      (await auditLogs())
         .split('\n')
         .find((l) => l.includes('AntreaClusterNetworkPolicy:drop-other drop-80 In Drop')),
     );

@@ -157,6 +157,7 @@ export function startAgent(
       `--kubeconfig=${join(dir, 'kubeconfig')}`,
       `--node-name=${node.name}`,
       `--ovs-run-dir=${node.ovsDir}`,
+      `--policy-audit-log-dir=${join(dir, 'networkpolicy')}`,
     ],
   });
 }
