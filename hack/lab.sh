@@ -20,8 +20,6 @@ esac
 if [[ ! -d node_modules ]]; then
   npm ci --no-audit --no-fund
 fi
-# The workspace link npm would make for packages/lab (until the lock file lists the package).
-[[ -e node_modules/@antrea-ts/lab ]] || ln -s ../../packages/lab node_modules/@antrea-ts/lab
 
 npx tsc -b cmd/antrea-agent cmd/antrea-cni cmd/antrea-controller cmd/lab
 exec node dist/cmd/lab/main.js "$@"
