@@ -13,6 +13,7 @@ import {
   type KubeCluster,
   makeTempDir,
   run,
+  serviceWithEndpoints,
   startKube,
   type TempDir,
   TestPki,
@@ -77,30 +78,7 @@ describe('antctl controller mode through the aggregation layer', () => {
       },
     });
     const objects = [
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'antrea', namespace: 'kube-system' },
-        spec: { ports: [{ name: 'https', port: 443, targetPort: port }] },
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'Endpoints',
-        metadata: { name: 'antrea', namespace: 'kube-system' },
-        subsets: [{ addresses: [{ ip: CONTROLLER_IP }], ports: [{ name: 'https', port }] }],
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'antrea-1',
-          namespace: 'kube-system',
-          labels: { 'kubernetes.io/service-name': 'antrea' },
-        },
-        addressType: 'IPv4',
-        endpoints: [{ addresses: [CONTROLLER_IP], conditions: { ready: true } }],
-        ports: [{ name: 'https', port, protocol: 'TCP' }],
-      },
+      ...serviceWithEndpoints({ name: 'antrea', namespace: 'kube-system', ip: CONTROLLER_IP, port }),
       apiService('controlplane.antrea.io', 'v1beta2'),
       apiService('system.antrea.io', 'v1beta1'),
       // What the direct (non-aggregated) path needs: the controller's Node and the CA.

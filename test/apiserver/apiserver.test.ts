@@ -21,6 +21,7 @@ import {
   createVethPair,
   type KubeCluster,
   run,
+  serviceWithEndpoints,
   startKube,
   tryRun,
   uniqueTag,
@@ -176,30 +177,13 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     await publisher.start(certs);
 
     const objects = [
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'antrea', namespace: 'kube-system' },
-        spec: { ports: [{ name: 'api', port: 443, targetPort: port }] },
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'Endpoints',
-        metadata: { name: 'antrea', namespace: 'kube-system' },
-        subsets: [{ addresses: [{ ip: SERVER_IP }], ports: [{ name: 'api', port }] }],
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'antrea-1',
-          namespace: 'kube-system',
-          labels: { 'kubernetes.io/service-name': 'antrea' },
-        },
-        addressType: 'IPv4',
-        endpoints: [{ addresses: [SERVER_IP], conditions: { ready: true } }],
-        ports: [{ name: 'api', port, protocol: 'TCP' }],
-      },
+      ...serviceWithEndpoints({
+        name: 'antrea',
+        namespace: 'kube-system',
+        ip: SERVER_IP,
+        port,
+        portName: 'api',
+      }),
       {
         apiVersion: 'v1',
         kind: 'ServiceAccount',

@@ -6,6 +6,7 @@ import {
   type KubeCluster,
   makeTempDir,
   run,
+  serviceWithEndpoints,
   startKube,
   type TempDir,
   TestPki,
@@ -74,30 +75,7 @@ describe('aggregation layer', () => {
     const port = (server.address() as { port: number }).port;
 
     const objects = [
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'probe-apiserver', namespace: 'kube-system' },
-        spec: { ports: [{ name: 'https', port: 443, targetPort: port }] },
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'Endpoints',
-        metadata: { name: 'probe-apiserver', namespace: 'kube-system' },
-        subsets: [{ addresses: [{ ip: EXTENSION_IP }], ports: [{ name: 'https', port }] }],
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'probe-apiserver-1',
-          namespace: 'kube-system',
-          labels: { 'kubernetes.io/service-name': 'probe-apiserver' },
-        },
-        addressType: 'IPv4',
-        endpoints: [{ addresses: [EXTENSION_IP], conditions: { ready: true } }],
-        ports: [{ name: 'https', port, protocol: 'TCP' }],
-      },
+      ...serviceWithEndpoints({ name: 'probe-apiserver', namespace: 'kube-system', ip: EXTENSION_IP, port }),
       {
         apiVersion: 'apiregistration.k8s.io/v1',
         kind: 'APIService',

@@ -23,5 +23,6 @@ export { type OvsInstance, type StartOvsOptions, startOvs } from './ovs.js';
 export { cachedBinDir } from './paths.js';
 export { type CertFiles, type CertRequest, TestPki } from './pki.js';
 export { freePort } from './ports.js';
+export { serviceWithEndpoints } from './service-endpoints.js';
 export { makeTempDir, TEMP_PREFIX, type TempDir } from './temp-dir.js';
 export { createUnderlay, type Underlay } from './underlay.js';
