@@ -1,7 +1,9 @@
 export { HarnessError, type HarnessErrorCode } from './errors.js';
 export { inNetns, type RunOptions, run, tryRun, waitFor } from './exec.js';
 export {
+  type KubeApiServerSetup,
   type KubeCluster,
+  kubeApiServerArgs,
   SERVICE_ACCOUNT_ISSUER,
   SERVICE_CLUSTER_IP_RANGE,
   type StartKubeOptions,

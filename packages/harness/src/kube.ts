@@ -104,34 +104,17 @@ export async function startKube(options: StartKubeOptions = {}): Promise<KubeClu
       logFile: join(logDir, 'kube-apiserver.log'),
       argv: [
         join(binDir, 'kube-apiserver'),
-        `--etcd-servers=${etcd.url}`,
-        `--bind-address=${bindAddress}`,
-        `--advertise-address=${bindAddress}`,
-        `--secure-port=${port}`,
-        `--cert-dir=${join(dir, 'cert-dir')}`,
-        `--tls-cert-file=${serving.cert}`,
-        `--tls-private-key-file=${serving.key}`,
-        `--client-ca-file=${ca.cert}`,
-        `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
-        `--service-account-key-file=${saKey.pub}`,
-        `--service-account-signing-key-file=${saKey.key}`,
-        `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
-        '--authorization-mode=Node,RBAC',
-        // Pods are created before any controller has made the namespace's default ServiceAccount.
-        '--disable-admission-plugins=ServiceAccount',
-        '--endpoint-reconciler-type=none',
-        '--allow-privileged=true',
-        `--requestheader-client-ca-file=${frontProxyCa.cert}`,
-        '--requestheader-allowed-names=front-proxy-client',
-        '--requestheader-username-headers=X-Remote-User',
-        '--requestheader-group-headers=X-Remote-Group',
-        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-        `--proxy-client-cert-file=${frontProxyClient.cert}`,
-        `--proxy-client-key-file=${frontProxyClient.key}`,
-        // There is no kube-proxy: the aggregator must dial Service endpoints, not the ClusterIP.
-        '--enable-aggregator-routing=true',
-        '--profiling=false',
-        '--v=1',
+        ...kubeApiServerArgs({
+          etcdUrl: etcd.url,
+          bindAddress,
+          port,
+          certDir: join(dir, 'cert-dir'),
+          serving,
+          ca,
+          saKey,
+          frontProxyCa,
+          frontProxyClient,
+        }),
       ],
     });
     processes.push(apiserver);
@@ -196,6 +179,57 @@ export async function startKube(options: StartKubeOptions = {}): Promise<KubeClu
     tmp.remove();
     throw error;
   }
+}
+
+/** What kube-apiserver needs to start: where etcd is, where to listen, and the PKI files. */
+export interface KubeApiServerSetup {
+  etcdUrl: string;
+  bindAddress: string;
+  port: number;
+  certDir: string;
+  serving: CertFiles;
+  ca: CertFiles;
+  saKey: { key: string; pub: string };
+  frontProxyCa: CertFiles;
+  frontProxyClient: CertFiles;
+}
+
+/**
+ * kube-apiserver's flags for a cluster without kubelet or kube-proxy, shared by the test harness
+ * and the lab so both run the same apiserver.
+ */
+export function kubeApiServerArgs(s: KubeApiServerSetup): string[] {
+  return [
+    `--etcd-servers=${s.etcdUrl}`,
+    `--bind-address=${s.bindAddress}`,
+    `--advertise-address=${s.bindAddress}`,
+    `--secure-port=${s.port}`,
+    `--cert-dir=${s.certDir}`,
+    `--tls-cert-file=${s.serving.cert}`,
+    `--tls-private-key-file=${s.serving.key}`,
+    `--client-ca-file=${s.ca.cert}`,
+    `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
+    `--service-account-key-file=${s.saKey.pub}`,
+    `--service-account-signing-key-file=${s.saKey.key}`,
+    `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+    '--authorization-mode=Node,RBAC',
+    // Pods are created before any controller has made the namespace's default ServiceAccount, and
+    // no kubelet mounts tokens anyway.
+    '--disable-admission-plugins=ServiceAccount',
+    '--endpoint-reconciler-type=none',
+    '--allow-privileged=true',
+    `--requestheader-client-ca-file=${s.frontProxyCa.cert}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${s.frontProxyClient.cert}`,
+    `--proxy-client-key-file=${s.frontProxyClient.key}`,
+    // There is no kube-proxy: the aggregator must dial Service endpoints, not the ClusterIP.
+    '--enable-aggregator-routing=true',
+    '--profiling=false',
+    '--v=1',
+  ];
 }
 
 async function startEtcd(dir: string, logDir: string): Promise<{ url: string; process: ManagedProcess }> {

@@ -1,16 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { freePort, run, TestPki } from '@antrea-ts/harness';
+import { freePort, kubeApiServerArgs, run, TestPki } from '@antrea-ts/harness';
 import { LabError } from './errors.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { APISERVER_PORT, type LabLayout } from './layout.js';
 import { isRunning, spawnDetached } from './processes.js';
 import type { ProcessRecord } from './state.js';
 import { waitUntil } from './wait.js';
-
-export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
-export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 export interface KubeStarted {
   server: string;
@@ -103,35 +100,17 @@ export async function startKube(options: {
     cmdlineMatch: layout.pkiDir,
     argv: [
       join(binDir, 'kube-apiserver'),
-      `--etcd-servers=${etcdUrl}`,
-      `--bind-address=${bindAddress}`,
-      `--advertise-address=${bindAddress}`,
-      `--secure-port=${port}`,
-      `--cert-dir=${join(layout.pkiDir, 'cert-dir')}`,
-      `--tls-cert-file=${serving.cert}`,
-      `--tls-private-key-file=${serving.key}`,
-      `--client-ca-file=${ca.cert}`,
-      `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
-      `--service-account-key-file=${saKey.pub}`,
-      `--service-account-signing-key-file=${saKey.key}`,
-      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
-      '--authorization-mode=Node,RBAC',
-      // Pods are created before kube-controller-manager has made each namespace's default
-      // ServiceAccount, and no kubelet mounts tokens anyway.
-      '--disable-admission-plugins=ServiceAccount',
-      '--endpoint-reconciler-type=none',
-      '--allow-privileged=true',
-      `--requestheader-client-ca-file=${frontProxyCa.cert}`,
-      '--requestheader-allowed-names=front-proxy-client',
-      '--requestheader-username-headers=X-Remote-User',
-      '--requestheader-group-headers=X-Remote-Group',
-      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-      `--proxy-client-cert-file=${frontProxyClient.cert}`,
-      `--proxy-client-key-file=${frontProxyClient.key}`,
-      // There is no kube-proxy: the aggregator must dial the controller's endpoint, not a ClusterIP.
-      '--enable-aggregator-routing=true',
-      '--profiling=false',
-      '--v=1',
+      ...kubeApiServerArgs({
+        etcdUrl,
+        bindAddress,
+        port,
+        certDir: join(layout.pkiDir, 'cert-dir'),
+        serving,
+        ca,
+        saKey,
+        frontProxyCa,
+        frontProxyClient,
+      }),
     ],
   });
   await started(apiserver);
