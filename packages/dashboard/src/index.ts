@@ -1,0 +1,2 @@
+// The dashboard package: see README.md.
+export {};
