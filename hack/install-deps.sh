@@ -18,6 +18,8 @@ declare -A NEED=(
   [ping]=iputils-ping
   [openssl]=openssl
   [go]=golang-go
+  # headless browser for the dashboard test (driven by playwright-core)
+  [chromium]=chromium
 )
 missing=()
 for cmd in "${!NEED[@]}"; do
