@@ -24,6 +24,7 @@ import {
   translateFeed,
 } from '@antrea-ts/nsx-adapter';
 import { generateClientCertificate, memoryPersistence, NsxSimServer, SimStore } from '@antrea-ts/nsx-sim';
+import { BenchReport, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 
@@ -45,11 +46,8 @@ const P = '/policy/api/v1';
 const crdDir = fileURLToPath(new URL('../../../../build/crds/', import.meta.url));
 const logger = pino({ level: process.env['BENCH_LOG_LEVEL'] ?? 'silent' });
 
-const rows: { case: string; metric: string; value: number; unit: string }[] = [];
-function record(c: string, metric: string, value: number, unit: string): void {
-  rows.push({ case: c, metric, value, unit });
-  if (json) process.stdout.write(`${JSON.stringify({ bench: 'nsx', case: c, metric, value, unit })}\n`);
-}
+const report = new BenchReport('nsx', json);
+const record = report.record.bind(report);
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
@@ -89,61 +87,19 @@ async function main(): Promise<void> {
     await sim.stop();
     await kube.stop();
   }
-  if (!json) {
-    const w = Math.max(...rows.map((r) => `${r.case} ${r.metric}`.length));
-    process.stdout.write(`${'case metric'.padEnd(w)}  value\n`);
-    for (const r of rows)
-      process.stdout.write(
-        `${`${r.case} ${r.metric}`.padEnd(w)}  ${r.value.toFixed(r.unit === 'ms' ? 1 : 0)} ${r.unit}\n`,
-      );
-  }
+  report.finish();
 }
 
 async function ccpCase(kc: import('@kubernetes/client-node').KubeConfig, nsx: NsxClient): Promise<void> {
   const name = `ccp-${POLICIES}x${RULES}-g${GROUPS}`;
   const D = `${P}/infra/domains/default`;
-  for (let g = 0; g < GROUPS; g++) {
-    await nsx.request('PATCH', `${D}/groups/g${g}`, {
-      group_type: ['ANTREA'],
-      expression: [
-        {
-          resource_type: 'Condition',
-          member_type: 'Pod',
-          key: 'Tag',
-          operator: 'EQUALS',
-          value: `dis:k8s:app|app-${g}`,
-        },
-        { resource_type: 'ConjunctionOperator', conjunction_operator: 'OR' },
-        {
-          resource_type: 'Condition',
-          member_type: 'Namespace',
-          key: 'Name',
-          operator: 'EQUALS',
-          value: `ns-${g % 50}`,
-        },
-      ],
-    });
-  }
-  for (let p = 0; p < POLICIES; p++) {
-    const rules = Array.from({ length: RULES }, (_, r) => ({
-      id: `r${r}`,
-      sequence_number: r,
-      action: r === RULES - 1 ? 'DROP' : 'ALLOW',
-      direction: 'IN',
-      source_groups: [`/infra/domains/default/groups/g${(p * 2 + r) % GROUPS}`],
-      services: [r % 2 === 0 ? '/infra/services/HTTP' : '/infra/services/HTTPS'],
-      logged: r === 0,
-    }));
-    await nsx.request('PATCH', `${D}/security-policies/p${p}`, {
-      category: ['Emergency', 'Infrastructure', 'Environment', 'Application'][p % 4],
-      sequence_number: p,
-      scope: [`/infra/domains/default/groups/g${(p * 2 + 1) % GROUPS}`],
-      rules,
-    });
-    await nsx.request('PATCH', `${D}/security-policies/p${p}/container-cluster-span/${CLUSTER}`, {
-      container_cluster_path: CLUSTER_PATH,
-    });
-  }
+  for (const { path, body } of policyWorkload({
+    policies: POLICIES,
+    rules: RULES,
+    groups: GROUPS,
+    cluster: CLUSTER,
+  }))
+    await nsx.request('PATCH', `${P}${path}`, body);
   const channel = new NsxRestChannel(nsx, CLUSTER);
   let t0 = process.hrtime.bigint();
   const feed = await channel.getFeed();
@@ -223,7 +179,7 @@ async function inventoryCase(
       input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
     });
   }
-  if (!json) process.stdout.write(`(created ${PODS} Pods in ${(ms(t0c) / 1000).toFixed(1)} s)\n`);
+  report.note(`created ${PODS} Pods in ${(ms(t0c) / 1000).toFixed(1)} s`);
   for (const batch of [50, 500]) {
     const name = `inventory-${PODS}-pods-batch${batch}`;
     // Cold start: NSX has no inventory for the cluster.

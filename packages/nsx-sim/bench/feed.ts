@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildNsxSimApp, generateClientCertificate, memoryPersistence, SimStore } from '@antrea-ts/nsx-sim';
+import { BenchReport, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
 import { pino } from 'pino';
 
 const argv = process.argv.slice(2);
@@ -33,13 +34,8 @@ const P = '/policy/api/v1';
 const D = `${P}/infra/domains/default`;
 const FEED = `/rpc/v1/clusters/${CLUSTER}/policy-feed`;
 
-const rows: { case: string; metric: string; value: number; unit: string }[] = [];
-function record(c: string, metric: string, value: number, unit: string): void {
-  const v = Math.round(value * 1000) / 1000;
-  rows.push({ case: c, metric, value: v, unit });
-  if (json)
-    process.stdout.write(`${JSON.stringify({ bench: 'nsx-sim-feed', case: c, metric, value: v, unit })}\n`);
-}
+const report = new BenchReport('nsx-sim-feed', json);
+const record = report.record.bind(report);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 /** Wall time and this process's CPU time (user + system; steadier on a busy machine), in ms. */
@@ -75,48 +71,14 @@ async function main(): Promise<void> {
     const { cert } = await generateClientCertificate(dir, CLUSTER);
     await call('PUT', `${P}${CLUSTER_PATH}`, { certificate: cert });
     let done = start();
-    for (let g = 0; g < GROUPS; g++) {
-      await call('PATCH', `${D}/groups/g${g}`, {
-        group_type: ['ANTREA'],
-        expression: [
-          {
-            resource_type: 'Condition',
-            member_type: 'Pod',
-            key: 'Tag',
-            operator: 'EQUALS',
-            value: `dis:k8s:app|app-${g}`,
-          },
-          { resource_type: 'ConjunctionOperator', conjunction_operator: 'OR' },
-          {
-            resource_type: 'Condition',
-            member_type: 'Namespace',
-            key: 'Name',
-            operator: 'EQUALS',
-            value: `ns-${g % 50}`,
-          },
-        ],
-      });
-    }
-    for (let p = 0; p < POLICIES; p++) {
-      const rules = Array.from({ length: RULES }, (_, r) => ({
-        id: `r${r}`,
-        sequence_number: r,
-        action: r === RULES - 1 ? 'DROP' : 'ALLOW',
-        direction: 'IN',
-        source_groups: [`/infra/domains/default/groups/g${(p * 2 + r) % REFERENCED}`],
-        services: [r % 2 === 0 ? '/infra/services/HTTP' : '/infra/services/HTTPS'],
-        logged: r === 0,
-      }));
-      await call('PATCH', `${D}/security-policies/p${p}`, {
-        category: ['Emergency', 'Infrastructure', 'Environment', 'Application'][p % 4],
-        sequence_number: p,
-        scope: [`/infra/domains/default/groups/g${(p * 2 + 1) % REFERENCED}`],
-        rules,
-      });
-      await call('PATCH', `${D}/security-policies/p${p}/container-cluster-span/${CLUSTER}`, {
-        container_cluster_path: CLUSTER_PATH,
-      });
-    }
+    for (const { path, body } of policyWorkload({
+      policies: POLICIES,
+      rules: RULES,
+      groups: GROUPS,
+      referenced: REFERENCED,
+      cluster: CLUSTER,
+    }))
+      await call('PATCH', `${P}${path}`, body);
     recordSamples(name, 'populate', [done()]);
 
     done = start();
@@ -155,14 +117,7 @@ async function main(): Promise<void> {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  if (!json) {
-    const w = Math.max(...rows.map((r) => `${r.case} ${r.metric}`.length));
-    process.stdout.write(`${'case metric'.padEnd(w)}  value\n`);
-    for (const r of rows)
-      process.stdout.write(
-        `${`${r.case} ${r.metric}`.padEnd(w)}  ${r.value.toFixed(r.unit === 'ms' ? 1 : 0)} ${r.unit}\n`,
-      );
-  }
+  report.finish();
 }
 
 await main();

@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './http/auth.js';
 export * from './http/list.js';
 export * from './policy/clusters.js';
+export * from './policy/expression-builders.js';
 export * from './policy/group-expression.js';
 export * from './policy/kinds.js';
 export * from './policy/policy-tree.js';
