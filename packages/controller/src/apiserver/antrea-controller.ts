@@ -87,6 +87,8 @@ export class AntreaController {
   readonly appliedToGroups = new RamStore<InternalAppliedToGroup>('AppliedToGroup');
   readonly addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
   readonly api: ControllerApi;
+  /** Per-policy and per-rule traffic the agents report (stats.antrea.io; the dashboard reads it). */
+  readonly stats: StatsAggregator;
   readonly server: ApiServer;
   readonly certificates: SelfSignedCertManager;
   readonly metricsRegistry: Registry;
@@ -159,6 +161,7 @@ export class AntreaController {
     });
 
     const registry = new ResourceRegistry();
+    this.stats = new StatsAggregator(this.networkPolicies, clock);
     let metrics: ControllerMetrics | undefined;
     this.api = registerControllerApi(registry, {
       logger,
@@ -166,7 +169,7 @@ export class AntreaController {
       appliedToGroups: this.appliedToGroups,
       addressGroups: this.addressGroups,
       reportStatus: (s) => this.#status?.report(s),
-      stats: new StatsAggregator(this.networkPolicies, clock),
+      stats: this.stats,
       controllerInfo: () => ({ ...this.controllerInfo.current(), apiVersion: 'system.antrea.io/v1beta1' }),
       observer: {
         sent: (resource, n) => metrics?.eventsSent.inc({ resource }, n),
