@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import {
   AdapterError,
   CcpAdapter,
+  HealthServer,
   KubeCrdClient,
   KubeInventorySource,
   KubeManagedCrdStore,
@@ -79,8 +80,11 @@ async function main(): Promise<void> {
     ...(options.bundleFileServer ? { bundleFileServer: options.bundleFileServer } : {}),
   });
 
+  const health = new HealthServer({ mp: () => mp.health(), ccp: () => ccp.health() }, logger);
+
   const abort = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => abort.abort());
+  await health.start(options.healthHost, options.healthPort);
   await ccp.start(abort.signal);
   await mp.start(abort.signal);
   logger.info({ nsx: options.nsxUrl }, 'NSX adapter running');
@@ -88,6 +92,7 @@ async function main(): Promise<void> {
     abort.signal.addEventListener('abort', () => resolve(), { once: true }),
   );
   await Promise.all([mp.stop(), ccp.stop()]);
+  await health.stop();
   nsx.close();
 }
 

@@ -34,7 +34,17 @@ export interface NsxAdapterOptions {
         readonly authSecret: { readonly name: string; readonly namespace: string };
       }
     | undefined;
+  /** Where GET /livez and /healthz are served (port 0: any free port, logged). */
+  readonly healthHost: string;
+  readonly healthPort: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('want a port number (0-65535)');
+  return n;
 }
 
 function positiveInt(value: string): number {
@@ -108,6 +118,8 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     )
     .option('--bundle-auth-secret <namespace/name>', 'Secret with the file server credentials')
     .option('--stats-interval <seconds>', 'rule statistics report period', positiveInt, 60)
+    .option('--health-host <address>', 'address of the /livez and /healthz endpoint', '127.0.0.1')
+    .option('--health-port <port>', 'port of the /livez and /healthz endpoint (0: any free one)', port, 16664)
     .addOption(
       new Option('--log-level <level>', 'pino log level')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -133,6 +145,8 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     inventoryBatchPeriod: number;
     realizeTimeout: number;
     statsInterval: number;
+    healthHost: string;
+    healthPort: number;
     bundleFileServer?: string;
     bundleAuthType: 'BearerToken' | 'APIKey' | 'BasicAuthentication';
     bundleAuthSecret?: string;
@@ -179,6 +193,8 @@ export function loadOptions(argv: readonly string[]): NsxAdapterOptions {
     realizeTimeoutSeconds: o.realizeTimeout,
     statsIntervalSeconds: o.statsInterval,
     bundleFileServer,
+    healthHost: o.healthHost,
+    healthPort: o.healthPort,
     logLevel: o.logLevel,
   });
 }

@@ -10,25 +10,16 @@ import {
   PolicyApiCcpChannel,
 } from '@antrea-ts/nsx-adapter';
 import { generateClientCertificate } from '@antrea-ts/nsx-sim';
+import { LoopbackSim } from '@antrea-ts/nsx-sim/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CCP,
-  CLUSTER,
-  CLUSTER_PATH,
-  eventually,
-  G,
-  getJson,
-  installCrds,
-  SimProcess,
-  SP,
-} from './support.js';
+import { CCP, CLUSTER, CLUSTER_PATH, eventually, G, getJson, installCrds, SP } from './support.js';
 
 // The CCP adapter against a real kube-apiserver and the NSX simulator listening on loopback.
 
 const MANAGED = 'ccp-adapter.antrea.tanzu.vmware.com/managedBy=ccp-adapter';
 let kube: KubeCluster;
-let sim: SimProcess;
+let sim: LoopbackSim;
 let dir: string;
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
@@ -103,7 +94,7 @@ beforeAll(async () => {
   kube = await startKube();
   await installCrds(kube);
   dir = await mkdtemp(join(tmpdir(), 'nsx-adapter-ccp-'));
-  sim = new SimProcess(join(dir, 'sim-state.json'));
+  sim = new LoopbackSim(join(dir, 'sim-state.json'));
   await sim.start();
   const { cert } = await generateClientCertificate(dir, CLUSTER);
   await sim.must('PUT', `${CCP}/${CLUSTER}`, { certificate: cert });

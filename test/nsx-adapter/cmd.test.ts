@@ -6,25 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
 import { generateClientCertificate } from '@antrea-ts/nsx-sim';
+import { LoopbackSim } from '@antrea-ts/nsx-sim/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CCP,
-  CLUSTER,
-  CLUSTER_PATH,
-  eventually,
-  G,
-  getJson,
-  installCrds,
-  SimProcess,
-  SP,
-} from './support.js';
+import { CCP, CLUSTER, CLUSTER_PATH, eventually, G, getJson, installCrds, SP } from './support.js';
 
 // The nsx-adapter process (cmd/nsx-adapter) end to end: bootstrap.conf, self-registration with the
 // principal identity certificate, inventory, a policy realized as an ACNP, clean exit on SIGTERM.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let kube: KubeCluster;
-let sim: SimProcess;
+let sim: LoopbackSim;
 let dir: string;
 let child: ChildProcess | undefined;
 let output = '';
@@ -34,7 +25,7 @@ beforeAll(async () => {
   kube = await startKube();
   await installCrds(kube);
   dir = await mkdtemp(join(tmpdir(), 'nsx-adapter-cmd-'));
-  sim = new SimProcess(join(dir, 'sim-state.json'));
+  sim = new LoopbackSim(join(dir, 'sim-state.json'));
   await sim.start();
 });
 
@@ -71,6 +62,8 @@ describe('cmd/nsx-adapter', () => {
         '1',
         '--inventory-batch-period',
         '1',
+        '--health-port',
+        '0',
         '--log-level',
         'info',
       ],
@@ -123,6 +116,17 @@ describe('cmd/nsx-adapter', () => {
       };
       return s.ccp_adapter_status?.status === 'UP';
     }, 'heartbeat');
+
+    // Its own health endpoint (port 0: the one it picked is in its log) says UP for both adapters.
+    const port = await eventually(async () => {
+      const line = output.split('\n').find((l) => l.includes('"msg":"health endpoint listening"'));
+      return line ? (JSON.parse(line) as { port: number }).port : undefined;
+    }, 'health endpoint');
+    const health = await eventually(async () => {
+      const h = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+      return h.status === 'UP' ? h : undefined;
+    }, 'healthz UP');
+    expect(health).toMatchObject({ mp: { status: 'UP' }, ccp: { status: 'UP' } });
 
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -12,15 +12,16 @@ import {
   type PolicyTrafficStats,
 } from '@antrea-ts/nsx-adapter';
 import { generateClientCertificate } from '@antrea-ts/nsx-sim';
+import { LoopbackSim } from '@antrea-ts/nsx-sim/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CCP, CLUSTER, CLUSTER_PATH, eventually, getJson, installCrds, SimProcess, SP } from './support.js';
+import { CCP, CLUSTER, CLUSTER_PATH, eventually, getJson, installCrds, SP } from './support.js';
 
 // The MP adapter against a real kube-apiserver (+ controller-manager, for Namespace deletion) and the
 // NSX simulator on loopback. Pods have no CNI and stay Pending, which is all inventory needs.
 
 let kube: KubeCluster;
-let sim: SimProcess;
+let sim: LoopbackSim;
 let dir: string;
 let client: NsxClient;
 let adapter: MpAdapter;
@@ -62,7 +63,7 @@ beforeAll(async () => {
   kube = await startKube({ controllerManager: true });
   await installCrds(kube);
   dir = await mkdtemp(join(tmpdir(), 'nsx-adapter-mp-'));
-  sim = new SimProcess(join(dir, 'sim-state.json'));
+  sim = new LoopbackSim(join(dir, 'sim-state.json'));
   await sim.start();
   const { cert } = await generateClientCertificate(dir, CLUSTER);
   nodeId = ((await sim.must('PUT', `${CCP}/${CLUSTER}`, { certificate: cert })) as { node_id: string })

@@ -11,6 +11,7 @@ export * from './ccp/translate/tiers.js';
 export * from './clock.js';
 export * from './errors.js';
 export * from './health.js';
+export * from './health-server.js';
 export * from './k8s/kube-crd-client.js';
 export * from './k8s/kube-errors.js';
 export * from './k8s/kube-inventory-source.js';

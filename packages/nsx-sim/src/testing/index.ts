@@ -1,0 +1,1 @@
+export * from './loopback-sim.js';
