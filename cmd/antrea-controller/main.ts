@@ -2,6 +2,7 @@
 // AntreaController (informers -> compute -> stores -> API server, NodeIPAM, monitoring), and
 // links SIGTERM/SIGINT to one AbortController.
 import { AntreaController } from '@antrea-ts/controller';
+import { Dashboard, KubeClusterReader } from '@antrea-ts/dashboard';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { loadOptions } from './options.js';
@@ -17,10 +18,15 @@ async function main(): Promise<number> {
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => abort.abort());
 
   const controller = new AntreaController(options.controller, { logger, kubeConfig });
+  const dashboard = options.dashboard
+    ? new Dashboard(options.dashboard, { logger, cluster: new KubeClusterReader(kubeConfig), controller })
+    : undefined;
   try {
     await controller.start(abort.signal);
+    await dashboard?.start(abort.signal);
   } catch (err) {
     logger.fatal({ err }, 'controller failed to start');
+    await dashboard?.stop();
     await controller.stop();
     return 1;
   }
@@ -30,6 +36,7 @@ async function main(): Promise<number> {
     );
   }
   logger.info('stopping');
+  await dashboard?.stop();
   await controller.stop();
   return 0;
 }

@@ -14,6 +14,8 @@ export interface ControllerOptions {
   /** kubeconfig file; undefined means in-cluster (service account) or the default loading rules. */
   readonly kubeconfig: string | undefined;
   readonly logLevel: LogLevel;
+  /** The web dashboard's listener; undefined when it is off (--dashboard-port 0, the default). */
+  readonly dashboard: { readonly host: string; readonly port: number } | undefined;
 }
 
 export class ControllerOptionsError extends Error {
@@ -86,6 +88,8 @@ export function loadOptions(
       'comma-separated cluster CIDRs, one per IP family (nodeIPAM.clusterCIDRs)',
     )
     .option('--controller-info-interval <seconds>', 'AntreaControllerInfo heartbeat period', '60')
+    .option('--dashboard-port <port>', 'serve the web dashboard on this port (0: off)', port, 0)
+    .option('--dashboard-bind-address <ip>', 'address the dashboard listens on', '127.0.0.1')
     .addOption(
       new Option('--log-level <level>', 'pino log level')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -104,6 +108,8 @@ export function loadOptions(
     enableNodeIpam?: boolean;
     clusterCidrs?: string;
     controllerInfoInterval: string;
+    dashboardPort: number;
+    dashboardBindAddress: string;
     logLevel: LogLevel;
   }>();
   const file: ControllerConfFile = o.config
@@ -121,6 +127,8 @@ export function loadOptions(
     fail(`apiPort ${apiPort} is out of range`);
   const [svcNamespace, svcName, extra] = o.service.split('/');
   if (!svcNamespace || !svcName || extra !== undefined) fail('--service: want namespace/name');
+  if (isIP(o.dashboardBindAddress) === 0)
+    fail(`--dashboard-bind-address: ${JSON.stringify(o.dashboardBindAddress)} is not an IP address`);
   const interval = Number(o.controllerInfoInterval);
   if (!(interval > 0)) fail('--controller-info-interval: want a positive number of seconds');
 
@@ -170,5 +178,6 @@ export function loadOptions(
     ...(podName && podNamespace ? { podRef: { name: podName, namespace: podNamespace } } : {}),
     ...(env['NODE_NAME'] ? { nodeName: env['NODE_NAME'] } : {}),
   };
-  return deepFreeze({ controller, kubeconfig: o.kubeconfig, logLevel: o.logLevel });
+  const dashboard = o.dashboardPort > 0 ? { host: o.dashboardBindAddress, port: o.dashboardPort } : undefined;
+  return deepFreeze({ controller, kubeconfig: o.kubeconfig, logLevel: o.logLevel, dashboard });
 }

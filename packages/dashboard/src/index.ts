@@ -1,2 +1,6 @@
-// The dashboard package: see README.md.
-export {};
+export * from './cluster-reader.js';
+export * from './dashboard.js';
+export * from './errors.js';
+export * from './health.js';
+export * from './policy-rows.js';
+export * from './traceflow-form.js';
