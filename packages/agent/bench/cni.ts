@@ -58,7 +58,7 @@ const logger = pino({ level: logAt >= 0 ? (argv[logAt + 1] ?? 'info') : 'silent'
 function report(c: string, metric: string, value: number, unit: string): void {
   if (!json)
     process.stdout.write(
-      `${c.padEnd(34)} ${metric.padEnd(26)} ${String(Math.round(value * 100) / 100).padStart(10)} ${unit}\n`,
+      `${c.padEnd(44)} ${metric.padEnd(26)} ${String(Math.round(value * 100) / 100).padStart(10)} ${unit}\n`,
     );
   if (json)
     process.stdout.write(
@@ -79,6 +79,8 @@ interface BenchNode {
   dir: TempDir;
   socket: string;
   runners: ShellCommandRunner[];
+  /** Agent-side CNI durations (request in to reply out, as antrea_agent_cni_request_duration_seconds sees them), ms. */
+  agentMs: number[];
 }
 
 async function startNode(
@@ -121,7 +123,9 @@ async function startNode(
   const of = new OfConnection({ socketPath: node.ovs.bridgeMgmtSocket('br-int'), logger });
   of.start();
   const runners = [new ShellCommandRunner({ netns: node.netns.name }), new ShellCommandRunner()];
+  const agentMs: number[] = [];
   const agent = new Agent({
+    onCniCommand: (_command, seconds) => agentMs.push(seconds * 1000),
     config,
     logger,
     bridges: new OvsBridgeClient(ovsdb, { logger }),
@@ -134,7 +138,7 @@ async function startNode(
     netnsExists: netnsPathExists,
   });
   await agent.start();
-  return { node, agent, ovsdb, of, dir, socket, runners };
+  return { node, agent, ovsdb, of, dir, socket, runners, agentMs };
 }
 
 async function stopNode(n: BenchNode): Promise<void> {
@@ -157,9 +161,15 @@ function args(containerId: string, netns: string, pod: string) {
   };
 }
 
-function runLauncher(env: Record<string, string>): Promise<string> {
+/** Runs a process to completion; `stdin` is written and closed. */
+function runProcess(
+  cmd: string,
+  argv: string[],
+  env: Record<string, string>,
+  stdin: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(LAUNCHER, [], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn(cmd, argv, { env: { PATH: process.env['PATH'] ?? '', ...env } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d;
@@ -167,10 +177,29 @@ function runLauncher(env: Record<string, string>): Promise<string> {
     child.stderr.resume();
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`antrea-cni exit ${code}: ${out}`)),
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} exit ${code}: ${out}`)),
     );
-    child.stdin.end(CONF);
+    child.stdin.end(stdin);
   });
+}
+
+function reportLatencies(c: string, lat: number[], total?: number): void {
+  report(c, 'p50', quantile(lat, 0.5), 'ms');
+  report(c, 'p99', quantile(lat, 0.99), 'ms');
+  if (total !== undefined) report(c, 'total', total, 'ms');
+}
+
+/** The floor under any Node.js plugin: PODS concurrent `node -e 0`, started the same way. */
+async function nodeFloor(): Promise<void> {
+  const t0 = performance.now();
+  const lat = await Promise.all(
+    Array.from({ length: PODS }, async () => {
+      const t = performance.now();
+      await runProcess(process.execPath, ['-e', '0'], {}, '');
+      return performance.now() - t;
+    }),
+  );
+  reportLatencies(`node-start-${PODS}-concurrent (floor)`, lat, performance.now() - t0);
 }
 
 /** PODS concurrent ADDs on one Node, then DELs; `via` is the gRPC client in-process or the plugin binary. */
@@ -187,27 +216,33 @@ async function burst(n: BenchNode, via: 'grpc' | 'plugin'): Promise<void> {
       const client = await connector.connect();
       await client.command(cmd, args(id, path, `p${i}`));
     } else {
-      await runLauncher({
-        CNI_COMMAND: cmd,
-        CNI_CONTAINERID: id,
-        CNI_NETNS: path,
-        CNI_IFNAME: 'eth0',
-        CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=p${i}`,
-        CNI_PATH: '/usr/lib/cni',
-        ANTREA_CNI_SOCKET: n.socket,
-      });
+      await runProcess(
+        LAUNCHER,
+        [],
+        {
+          CNI_COMMAND: cmd,
+          CNI_CONTAINERID: id,
+          CNI_NETNS: path,
+          CNI_IFNAME: 'eth0',
+          CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=p${i}`,
+          CNI_PATH: '/usr/lib/cni',
+          ANTREA_CNI_SOCKET: n.socket,
+        },
+        CONF,
+      );
     }
     return performance.now() - t0;
   };
   try {
     for (const cmd of ['ADD', 'DEL'] as const) {
+      n.agentMs.length = 0;
       const t0 = performance.now();
       const lat = await Promise.all(pods.map((_, i) => one(cmd, i)));
       const total = performance.now() - t0;
       const c = `${cmd.toLowerCase()}-${PODS}-concurrent-${via}`;
-      report(c, 'p50', quantile(lat, 0.5), 'ms');
-      report(c, 'p99', quantile(lat, 0.99), 'ms');
-      report(c, 'total', total, 'ms');
+      // What the caller sees (for `plugin`: kubelet's view, starting the plugin process included).
+      reportLatencies(`${c} end-to-end`, lat, total);
+      reportLatencies(`${c} agent-side`, n.agentMs);
     }
   } finally {
     for (const p of pods) await p.delete();
@@ -249,7 +284,6 @@ async function iperf(server: Netns, client: Netns, ip: string): Promise<number> 
 
 /** Two Pods on br-int (our pipeline), and two namespaces on a plain NORMAL bridge of the same OVS. */
 async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
-  const connector = socketAgentConnector({ socketPath: n1.socket, timeoutMs: 60_000 });
   const made: Netns[] = [];
   const addPod = async (n: BenchNode, name: string): Promise<{ ns: Netns; ip: string }> => {
     const ns = await createNetns(`ats-${uniqueTag()}-${name}`);
@@ -262,7 +296,6 @@ async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
     };
     return { ns, ip: res.ips[0]!.address.split('/')[0]! };
   };
-  void connector;
   try {
     const a = await addPod(n1, 'tpa');
     const b = await addPod(n1, 'tpb');
@@ -315,6 +348,7 @@ async function main(): Promise<void> {
   try {
     nodes.push(await startNode(kube, underlay, 'bn1', '10.70.0.0/23'));
     nodes.push(await startNode(kube, underlay, 'bn2', '10.70.2.0/23'));
+    await nodeFloor();
     await burst(nodes[0]!, 'grpc');
     await burst(nodes[0]!, 'plugin');
     await throughput(nodes[0]!, nodes[1]!);

@@ -71,6 +71,8 @@ export interface AgentDeps {
   readonly randomBytes: (n: number) => Buffer;
   /** Whether a Pod's network namespace (a CNI_NETNS path) still exists. */
   readonly netnsExists: (path: string) => Promise<boolean>;
+  /** Called with each CNI command's agent-side duration (the metric's samples; benchmarks read them). */
+  readonly onCniCommand?: (command: string, seconds: number, ok: boolean) => void;
   /** Serve the REST API (default true). */
   readonly serveApi?: boolean;
   /** How long to wait for the Node to get a podCIDR. */
@@ -359,15 +361,17 @@ export class Agent {
       store: this.store,
       logger: this.log,
       randomBytes: deps.randomBytes,
+      netnsExists: deps.netnsExists,
       ...(batcher
         ? { addPort: (spec: { name: string; externalIds: Record<string, string> }) => batcher.add(spec) }
         : {}),
     });
     this.cni = new CniServer({
       socketPath: config.cniSocket,
-      configurator: new CniPodAdapter(configurator, gwIp, (command, seconds, ok) =>
-        this.metrics.cniDuration.observe({ command, result: ok ? 'success' : 'failure' }, seconds),
-      ),
+      configurator: new CniPodAdapter(configurator, gwIp, (command, seconds, ok) => {
+        this.metrics.cniDuration.observe({ command, result: ok ? 'success' : 'failure' }, seconds);
+        deps.onCniCommand?.(command, seconds, ok);
+      }),
       supportedVersions: AGENT_CNI_VERSIONS,
       logger: this.log,
     });

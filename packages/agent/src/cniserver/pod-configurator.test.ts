@@ -15,9 +15,11 @@ const logger = pino({ level: 'silent' });
 
 class RecordingRunner implements CommandRunner {
   calls: string[][] = [];
+  inputs: string[] = [];
   failOn: string | undefined;
-  async run(argv: readonly string[], _o?: RunOptions): Promise<string> {
+  async run(argv: readonly string[], o?: RunOptions): Promise<string> {
     this.calls.push([...argv]);
+    if (o?.input !== undefined) this.inputs.push(o.input);
     if (this.failOn && argv.includes(this.failOn)) throw new Error(`${this.failOn} failed`);
     return '';
   }
@@ -70,6 +72,7 @@ async function setup() {
     store,
     logger,
     randomBytes: (n) => Buffer.alloc(n, 0x11),
+    netnsExists: async (path) => path !== '/var/run/netns/gone',
   });
   return { bridges, runner, ipam, sw, store, pods };
 }
@@ -92,18 +95,13 @@ describe('PodConfigurator', () => {
       mac: '12:11:11:11:11:11',
       ofport: 1,
     });
-    const sh = runner.calls.find((c) => c[0] === 'sh')!;
-    expect(sh.slice(3)).toEqual([
-      'antrea-pod',
-      pod.hostIfName,
-      '1450',
-      '12:11:11:11:11:11',
-      'eth0',
-      '12:11:11:11:11:11',
-      '/var/run/netns/p1',
-      '10.10.1.2/24',
-      '10.10.1.1',
-    ]);
+    // The veth pair comes from the shared ip batch, the Pod side from one nsenter per Pod.
+    expect(runner.inputs[0]).toBe(
+      `link add ${pod.hostIfName} up mtu 1450 address 12:11:11:11:11:11 type veth peer name eth0 mtu 1450 address 12:11:11:11:11:11 netns /var/run/netns/p1\n`,
+    );
+    const podSide = runner.calls.find((c) => c[0] === 'nsenter')!;
+    expect(podSide.slice(0, 4)).toEqual(['nsenter', '--net=/var/run/netns/p1', '--', 'sh']);
+    expect(podSide.slice(6)).toEqual(['antrea-pod', 'eth0', '10.10.1.2/24', '10.10.1.1']);
     const iface = await bridges.getInterface(pod.hostIfName);
     expect(iface?.externalIds).toMatchObject({
       'antrea-type': 'container',
@@ -128,7 +126,16 @@ describe('PodConfigurator', () => {
     expect(ipam.held.size).toBe(0);
     expect(store.size).toBe(0);
     expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
-    expect(runner.calls.some((c) => c[0] === 'ip' && c[2] === 'del')).toBe(true);
+    expect(runner.inputs.at(-1)).toMatch(/^link del /);
+  });
+
+  it('fails a Pod whose netns is gone or unsafe for an ip batch line, before touching anything', async () => {
+    const { runner, ipam, pods } = await setup();
+    for (const netns of ['/var/run/netns/gone', '/var/run/netns/a b', 'relative']) {
+      await expect(pods.add({ ...req, netns })).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
+    }
+    expect(ipam.held.size).toBe(0);
+    expect(runner.inputs.filter((i) => i.startsWith('link add'))).toEqual([]);
   });
 
   it('rejects interface names that are not Linux names', async () => {

@@ -2,6 +2,8 @@ import type { BridgeClient } from '@antrea-ts/ovsdb';
 import type { Logger } from 'pino';
 import { AgentError } from '../errors.js';
 import { type CommandRunner, inNetnsPath } from '../net/command-runner.js';
+import { IpBatcher } from '../net/ip-batcher.js';
+import { netnsPathExists } from '../net/netns.js';
 import { podFlows } from '../openflow/features/pod-connectivity.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
@@ -31,26 +33,50 @@ export interface PodConfiguratorDeps {
   readonly randomBytes: (n: number) => Buffer;
   /** Adds the Pod's OVS port (e.g. through a PortBatcher); bridges.addPort when absent. */
   readonly addPort?: (spec: { name: string; externalIds: Record<string, string> }) => Promise<unknown>;
+  /** Whether a netns path exists (default: the file is there). */
+  readonly netnsExists?: (path: string) => Promise<boolean>;
+}
+
+function interfaceError(containerId: string, err: unknown): AgentError {
+  return new AgentError(
+    'AGENT_INTERFACE_FAILED',
+    `configuring the interface of ${containerId}: ${(err as Error).message}`,
+    { cause: err },
+  );
 }
 
 export const podFlowOwner = (containerId: string): string => `pod/${containerId}`;
 
-/**
- * Creates the veth pair with the Pod end already in the Pod's namespace, then configures the Pod
- * end: addresses, default route, and TX checksum offload off (userspace conntrack verifies
- * checksums a veth would leave to offload). $1 host name, $2 MTU, $3 host MAC, $4 Pod ifname,
- * $5 Pod MAC, $6 Pod netns path, $7 address/prefix, $8 gateway.
- */
 /** Linux interface names: at most 15 bytes, no whitespace or slashes (kept to the safe set). */
 const IFNAME = /^[a-zA-Z0-9_.-]{1,15}$/;
+/** Netns paths that can go into an `ip -batch` line as one word (runtimes use /var/run/netns/..., /proc/<pid>/ns/net). */
+const NETNS_PATH = /^\/[a-zA-Z0-9_.:@+/-]*$/;
 
-export const POD_INTERFACE_SCRIPT = [
-  'set -e',
-  'ip link add "$1" mtu "$2" address "$3" type veth peer name "$4" address "$5" mtu "$2" netns "$6"',
-  'ip link set "$1" up',
-  'printf "link set lo up\\nlink set %s up\\naddr add %s dev %s\\nroute replace default via %s dev %s\\n" "$4" "$7" "$4" "$8" "$4" | nsenter --net="$6" -- ip -batch -',
-  'nsenter --net="$6" -- ethtool -K "$4" tx off >/dev/null',
-].join('\n');
+/**
+ * The veth pair, created with the host end up and the Pod end already in the Pod's namespace (never
+ * moved, so no address or route is lost), as one line of a shared `ip -batch` (see IpBatcher).
+ */
+export function vethLine(o: {
+  hostIfName: string;
+  hostMac: string;
+  ifName: string;
+  mac: string;
+  mtu: number;
+  netns: string;
+}): string {
+  return `link add ${o.hostIfName} up mtu ${o.mtu} address ${o.hostMac} type veth peer name ${o.ifName} mtu ${o.mtu} address ${o.mac} netns ${o.netns}`;
+}
+
+/**
+ * Run inside the Pod's namespace (one nsenter per Pod): loopback and the Pod end up, address,
+ * default route, and TX checksum offload off (userspace OVS forwards what it reads from the host end
+ * as is, so a checksum left to offload would arrive unfilled). $1 Pod ifname, $2 address/prefix,
+ * $3 gateway.
+ */
+export const POD_SIDE_SCRIPT = [
+  'printf "link set lo up\\nlink set %s up\\naddr add %s dev %s\\nroute replace default via %s dev %s\\n" "$1" "$2" "$1" "$3" "$1" | ip -batch -',
+  'ethtool -K "$1" tx off >/dev/null',
+].join(' && ');
 
 /**
  * Wires a Pod to br-int (Antrea pkg/agent/cniserver/pod_configuration.go): IP from IPAM, veth with
@@ -59,9 +85,11 @@ export const POD_INTERFACE_SCRIPT = [
  */
 export class PodConfigurator {
   private readonly log: Logger;
+  private readonly links: IpBatcher;
 
   constructor(private readonly deps: PodConfiguratorDeps) {
     this.log = deps.logger.child({ component: 'pod-configurator' });
+    this.links = new IpBatcher(deps.runner);
   }
 
   async add(req: PodRequest): Promise<PodInterface> {
@@ -80,41 +108,47 @@ export class PodConfigurator {
       steps[name] = Math.round(performance.now() - t0);
     };
     try {
-      const ipam = await deps.ipam.add(req.containerId, req.ifName, req.netns);
-      undo.push(() => deps.ipam.del(req.containerId, req.ifName, req.netns));
-      mark('ipam');
-      const ip = ipam.address.split('/')[0]!;
+      if (!NETNS_PATH.test(req.netns)) {
+        throw new AgentError('AGENT_INTERFACE_FAILED', `unsupported netns path ${JSON.stringify(req.netns)}`);
+      }
+      // A vanished namespace would abort the shared ip batch for every Pod in it: check first.
+      if (!(await (deps.netnsExists ?? netnsPathExists)(req.netns))) {
+        throw new AgentError('AGENT_INTERFACE_FAILED', `netns ${req.netns} does not exist`);
+      }
       const mac = randomMac(deps.randomBytes);
       const hostMac = randomMac(deps.randomBytes);
-      // One shell per Pod does all the interface work, so the agent's event loop forks once (not
-      // five times) per ADD; values travel as positional parameters, never inside the script.
+      // IPAM (the host-local binary, serialized by its file lock) and the veth pair do not depend on
+      // each other: run them together.
+      const [ipamResult, veth] = await Promise.allSettled([
+        deps.ipam.add(req.containerId, req.ifName, req.netns),
+        this.links.run([
+          vethLine({ hostIfName, hostMac, ifName: req.ifName, mac, mtu: deps.mtu, netns: req.netns }),
+        ]),
+      ]);
+      if (ipamResult.status === 'fulfilled')
+        undo.push(() => deps.ipam.del(req.containerId, req.ifName, req.netns));
+      // Even a failed add may have made the pair (or found one of ours left over): remove it.
+      undo.push(() => this.links.run([`link del ${hostIfName}`]));
+      if (ipamResult.status === 'rejected') throw ipamResult.reason;
+      mark('ipamAndVeth');
+      if (veth.status === 'rejected') throw interfaceError(req.containerId, veth.reason);
+      const ipam = ipamResult.value;
+      const ip = ipam.address.split('/')[0]!;
       try {
-        await deps.runner.run([
-          'sh',
-          '-c',
-          POD_INTERFACE_SCRIPT,
-          'antrea-pod',
-          hostIfName,
-          String(deps.mtu),
-          hostMac,
-          req.ifName,
-          mac,
-          req.netns,
-          ipam.address,
-          ipam.gateway,
-        ]);
-      } catch (err) {
-        // The veth may exist: the undo below removes it with the rest.
-        undo.push(() => deps.runner.run(['ip', 'link', 'del', hostIfName]));
-        throw new AgentError(
-          'AGENT_INTERFACE_FAILED',
-          `configuring the interface of ${req.containerId}: ${(err as Error).message}`,
-          {
-            cause: err,
-          },
+        await deps.runner.run(
+          inNetnsPath(req.netns, [
+            'sh',
+            '-c',
+            POD_SIDE_SCRIPT,
+            'antrea-pod',
+            req.ifName,
+            ipam.address,
+            ipam.gateway,
+          ]),
         );
+      } catch (err) {
+        throw interfaceError(req.containerId, err);
       }
-      undo.push(() => deps.runner.run(['ip', 'link', 'del', hostIfName]));
       mark('interface');
       const identity = {
         containerId: req.containerId,
@@ -154,7 +188,7 @@ export class PodConfigurator {
       await deps.flows.remove(podFlowOwner(req.containerId));
       await deps.bridges.deletePort(deps.bridgeName, pod.hostIfName);
       // Deleting our end removes the pair, wherever the Pod end is (or if its netns is gone).
-      await deps.runner.run(['ip', 'link', 'del', pod.hostIfName]).catch(() => undefined);
+      await this.links.run([`link del ${pod.hostIfName}`]).catch(() => undefined);
       deps.store.delete(req.containerId);
       this.log.info({ container: req.containerId, hostIfName: pod.hostIfName }, 'Pod interface removed');
     }

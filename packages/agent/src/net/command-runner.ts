@@ -48,7 +48,7 @@ export class ExecCommandRunner implements CommandRunner {
                 cause: error,
               },
             );
-            Object.assign(err, { stdout, exitCode: (error as { code?: unknown }).code });
+            Object.assign(err, { stdout, stderr, exitCode: (error as { code?: unknown }).code });
             reject(err);
             return;
           }

@@ -151,7 +151,7 @@ export class ShellCommandRunner implements CommandRunner {
       'AGENT_COMMAND_FAILED',
       `${p.argv.join(' ')}: ${stderr.trim() || `exit ${code}`}`,
     );
-    Object.assign(err, { stdout, exitCode: code });
+    Object.assign(err, { stdout, stderr, exitCode: code });
     p.reject(err);
   }
 }

@@ -1,0 +1,92 @@
+import { AgentError } from '../errors.js';
+import type { CommandRunner } from './command-runner.js';
+
+interface Request {
+  readonly lines: readonly string[];
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** `ip -batch` reports each failed line as "Command failed <file>:<line>" after the line's own error. */
+const FAILED_LINE = /^Command failed [^:]*:(\d+)$/;
+
+/** The failures of one `ip -force -batch` run: messages per failed line, and any unattributed text. */
+export function parseBatchErrors(stderr: string): { byLine: Map<number, string>; trailing: string } {
+  const byLine = new Map<number, string>();
+  let pending: string[] = [];
+  for (const line of stderr.split('\n')) {
+    const m = FAILED_LINE.exec(line.trim());
+    if (m) {
+      byLine.set(Number(m[1]), pending.join('; ') || 'failed');
+      pending = [];
+    } else if (line.trim() !== '') pending.push(line.trim());
+  }
+  return { byLine, trailing: pending.join('; ') };
+}
+
+/**
+ * Runs iproute2 commands (`link add ...`, `link del ...`) from concurrent callers as one
+ * `ip -force -batch -` process: commands requested while a batch runs go together in the next one.
+ * A burst of Pod ADDs then costs one `ip` process instead of one per Pod. `-force` keeps going past
+ * a failed line, and each failure is reported against its line, so only the caller whose command
+ * failed sees an error. iproute2 exits outright on a malformed argument (no line reported): callers
+ * whose lines come after the last reported one then fail too, as their lines may not have run.
+ */
+export class IpBatcher {
+  private queue: Request[] = [];
+  private flushing = false;
+
+  constructor(private readonly runner: CommandRunner) {}
+
+  /** Runs `lines` (ip commands without the leading `ip`, e.g. `link del x`) in the next batch. */
+  run(lines: readonly string[]): Promise<void> {
+    for (const line of lines) {
+      if (line.includes('\n'))
+        throw new AgentError('AGENT_COMMAND_FAILED', 'ip batch line contains a newline');
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ lines, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) await this.runBatch(this.queue.splice(0));
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async runBatch(batch: readonly Request[]): Promise<void> {
+    const input = `${batch.flatMap((r) => r.lines).join('\n')}\n`;
+    try {
+      await this.runner.run(['ip', '-force', '-batch', '-'], { input });
+      for (const r of batch) r.resolve();
+      return;
+    } catch (err) {
+      const stderr = (err as { stderr?: unknown }).stderr;
+      if (typeof stderr !== 'string') {
+        for (const r of batch) r.reject(err);
+        return;
+      }
+      const { byLine, trailing } = parseBatchErrors(stderr);
+      const lastReported = Math.max(0, ...byLine.keys());
+      let first = 1;
+      for (const r of batch) {
+        const last = first + r.lines.length - 1;
+        const own: string[] = [];
+        for (let n = first; n <= last; n++) {
+          const msg = byLine.get(n);
+          if (msg) own.push(`${r.lines[n - first]}: ${msg}`);
+        }
+        if (own.length === 0 && trailing !== '' && last > lastReported) own.push(trailing);
+        if (own.length > 0)
+          r.reject(new AgentError('AGENT_COMMAND_FAILED', `ip ${own.join('; ')}`, { cause: err }));
+        else r.resolve();
+        first = last + 1;
+      }
+    }
+  }
+}
