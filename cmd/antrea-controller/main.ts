@@ -1,7 +1,7 @@
 // antrea-controller: composition root. Loads options, builds the kube client configuration and
 // AntreaController (informers -> compute -> stores -> API server, NodeIPAM, monitoring), and
 // links SIGTERM/SIGINT to one AbortController.
-import { AntreaController } from '@antrea-ts/controller';
+import { AntreaController, KubeTraceflowStore, TraceflowController } from '@antrea-ts/controller';
 import { Dashboard, KubeClusterReader } from '@antrea-ts/dashboard';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -30,12 +30,16 @@ async function main(): Promise<number> {
     await controller.stop();
     return 1;
   }
+  // Traceflow (a feature gate on by default in Antrea): tags, phases and timeouts of Traceflow CRs.
+  const traceflows = new TraceflowController({ store: new KubeTraceflowStore(kubeConfig, logger), logger });
+  await traceflows.start().catch((err: unknown) => logger.warn({ err }, 'Traceflow controller not started'));
   if (!abort.signal.aborted) {
     await new Promise<void>((resolve) =>
       abort.signal.addEventListener('abort', () => resolve(), { once: true }),
     );
   }
   logger.info('stopping');
+  await traceflows.stop();
   await dashboard?.stop();
   await controller.stop();
   return 0;

@@ -1,0 +1,65 @@
+import type { Traceflow, TraceflowStatus } from '@antrea-ts/apis';
+import {
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  makeInformer,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { TraceflowStore } from './traceflow-controller.js';
+
+const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
+
+/** TraceflowStore on kube-apiserver: a list-watch informer and the status subresource. */
+export class KubeTraceflowStore implements TraceflowStore {
+  private readonly api: CustomObjectsApi;
+  private informer: ReturnType<typeof makeInformer<Traceflow>> | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    logger: Logger,
+  ) {
+    this.api = kc.makeApiClient(CustomObjectsApi);
+    this.log = logger.child({ component: 'traceflow-store' });
+  }
+
+  async start(handlers: { changed(tf: Traceflow): void; removed(tf: Traceflow): void }): Promise<void> {
+    if (this.informer) return;
+    const list = async () => (await this.api.listClusterCustomObject(CRD)) as KubernetesListObject<Traceflow>;
+    const informer = makeInformer<Traceflow>(
+      this.kc,
+      `/apis/${CRD.group}/${CRD.version}/${CRD.plural}`,
+      list,
+    );
+    this.informer = informer;
+    informer.on('add', (tf) => handlers.changed(tf));
+    informer.on('update', (tf) => handlers.changed(tf));
+    informer.on('delete', (tf) => handlers.removed(tf));
+    informer.on('error', (err) => {
+      if (!this.informer) return;
+      this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting');
+      setTimeout(() => void this.informer?.start().catch(() => undefined), 1000);
+    });
+    await informer.start();
+  }
+
+  list(): Traceflow[] {
+    return [...(this.informer?.list() ?? [])];
+  }
+
+  get(name: string): Traceflow | undefined {
+    return this.informer?.get(name);
+  }
+
+  async updateStatus(tf: Traceflow, status: TraceflowStatus): Promise<void> {
+    const name = tf.metadata.name ?? '';
+    await this.api.replaceClusterCustomObjectStatus({ ...CRD, name, body: { ...tf, status } });
+  }
+
+  async stop(): Promise<void> {
+    const informer = this.informer;
+    this.informer = undefined;
+    await informer?.stop();
+  }
+}
