@@ -159,3 +159,18 @@ export interface CrdGroup {
   metadata: InputObjectMeta;
   spec: CrdGroupSpec;
 }
+
+/** crd.antrea.io/v1alpha2 ExternalEntity: a non-Pod workload (VM, bare-metal interface). */
+export interface CrdExternalEntity {
+  apiVersion?: string;
+  kind?: string;
+  metadata: InputObjectMeta & {
+    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string }[];
+  };
+  spec: {
+    endpoints?: { ip?: string; name?: string }[];
+    ports?: { protocol?: string; port?: number; name?: string }[];
+    /** The agent (ExternalNode) that enforces policies on the entity; none: never applied to. */
+    externalNode?: string;
+  };
+}

@@ -2,11 +2,11 @@
 // exactly what a fresh engine computes from the final state of the world. Checks that the
 // incremental paths (relabels, moves, policy edits, group edits, deletions, orphan GC) never drift
 // from a from-scratch computation.
-import { groupMemberKey } from '@antrea-ts/apis';
+import { type GroupMember, groupMemberKey } from '@antrea-ts/apis';
 import type { V1Namespace, V1NetworkPolicy, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { CrdClusterNetworkPolicy, CrdGroup, CrdTier } from '../inputs.js';
-import { networkPolicy, newWorld, node, pod, service } from '../testing/fixtures.js';
+import type { CrdClusterNetworkPolicy, CrdExternalEntity, CrdGroup, CrdTier } from '../inputs.js';
+import { externalEntity, networkPolicy, newWorld, node, pod, service } from '../testing/fixtures.js';
 
 class Rand {
   private s: number;
@@ -37,6 +37,7 @@ interface WorldState {
   tiers: Map<string, CrdTier>;
   nodes: Map<string, V1Node>;
   services: Map<string, V1Service>;
+  ees: Map<string, CrdExternalEntity>;
 }
 
 const NS = ['a', 'b', 'c', 'd'];
@@ -57,7 +58,11 @@ function randomSelector(r: Rand): Record<string, unknown> {
 }
 
 function randomPeer(r: Rand): Record<string, unknown> {
-  switch (r.int(5)) {
+  switch (r.int(6)) {
+    case 5:
+      return r.int(2)
+        ? { externalEntitySelector: randomSelector(r) }
+        : { namespaceSelector: { matchLabels: { env: 'dev' } }, externalEntitySelector: randomSelector(r) };
     case 0:
       return { podSelector: randomSelector(r) };
     case 1:
@@ -72,7 +77,7 @@ function randomPeer(r: Rand): Record<string, unknown> {
 }
 
 function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
-  const op = r.int(14);
+  const op = r.int(18);
   const ns = r.pick(NS);
   switch (op) {
     case 0:
@@ -142,13 +147,21 @@ function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
           tier: r.pick([undefined, 'securityops', 'custom']),
           appliedTo: [
             r.int(3) === 0
-              ? { group: r.pick(['cg0', 'cg1']) }
+              ? r.pick([{ group: r.pick(['cg0', 'cg1']) }, { externalEntitySelector: randomSelector(r) }])
               : {
                   podSelector: randomSelector(r),
                   namespaceSelector: r.int(2) ? {} : { matchLabels: { env: 'dev' } },
                 },
           ],
           ingress: [{ action: r.pick(['Allow', 'Drop', 'Pass'] as const), from: [peer as never] }],
+          egress: r.int(2)
+            ? [
+                {
+                  action: 'Allow',
+                  to: [{ namespaceSelector: {}, externalEntitySelector: randomSelector(r) }],
+                },
+              ]
+            : [],
         },
       };
       w.acnps.set(name, acnp);
@@ -163,6 +176,7 @@ function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
         { namespaceSelector: { matchLabels: { env: 'prod' } } },
         { serviceReference: { name: 'svc', namespace: 'a' } },
         { nodeSelector: { matchLabels: { role: 'gw' } } },
+        { externalEntitySelector: randomSelector(r) },
       ]);
       w.cgs.set(name, { metadata: { name, uid: `cg-uid-${name}` }, spec });
       break;
@@ -176,6 +190,27 @@ function mutate(r: Rand, w: WorldState, uid: { n: number }): void {
     case 13: {
       if (r.int(4) === 0) w.services.delete('a/svc');
       else w.services.set('a/svc', service('a', 'svc', r.int(3) ? { app: r.pick(APPS) } : undefined));
+      break;
+    }
+    case 14:
+    case 15:
+    case 16: {
+      // ExternalEntities: labels, endpoints, externalNode and ports all change.
+      const name = `vm${r.int(4)}`;
+      const labels: Record<string, string> = { app: r.pick(APPS) };
+      if (r.int(2)) labels['tier'] = 'fe';
+      const ee = externalEntity(ns, name, labels, {
+        ips: r.int(4) ? [`10.9.${r.int(3)}.${r.int(250) + 1}`] : [],
+        ports: r.int(2) ? [{ name: 'ssh', port: 22 + r.int(2), protocol: 'TCP' }] : undefined,
+        ...(r.int(4) ? { externalNode: r.pick(['vm-a', 'vm-b']) } : {}),
+        ...(r.int(3) === 0 ? { ownerKind: 'ExternalNode' } : {}),
+      });
+      w.ees.set(`${ns}/${name}`, ee);
+      break;
+    }
+    case 17: {
+      const keys = [...w.ees.keys()];
+      if (keys.length) w.ees.delete(r.pick(keys));
       break;
     }
     default: {
@@ -208,6 +243,9 @@ function applyDiff(e: ReturnType<typeof newWorld>['engine'], prev: WorldState, n
   for (const k of prev.cgs.keys()) if (!next.cgs.has(k)) e.deleteClusterGroup(k);
   for (const [k, v] of next.pods) if (prev.pods.get(k) !== v) e.upsertPod(v);
   for (const k of prev.pods.keys()) if (!next.pods.has(k)) e.deletePod(...(k.split('/') as [string, string]));
+  for (const [k, v] of next.ees) if (prev.ees.get(k) !== v) e.upsertExternalEntity(v);
+  for (const k of prev.ees.keys())
+    if (!next.ees.has(k)) e.deleteExternalEntity(...(k.split('/') as [string, string]));
   for (const [k, v] of next.nps) if (prev.nps.get(k) !== v) e.upsertK8sNetworkPolicy(v);
   for (const k of prev.nps.keys())
     if (!next.nps.has(k)) e.deleteK8sNetworkPolicy(...(k.split('/') as [string, string]));
@@ -225,7 +263,13 @@ function copy(w: WorldState): WorldState {
     tiers: new Map(w.tiers),
     nodes: new Map(w.nodes),
     services: new Map(w.services),
+    ees: new Map(w.ees),
   };
+}
+
+/** Identity and IPs (groupMemberKey), plus the named ports, which an ExternalEntity may change. */
+function memberKey(m: GroupMember): string {
+  return `${groupMemberKey(m)}${JSON.stringify(m.ports ?? [])}`;
 }
 
 function snapshot(w: ReturnType<typeof newWorld>) {
@@ -241,9 +285,7 @@ function snapshot(w: ReturnType<typeof newWorld>) {
         name: o.name,
         uid: o.uid,
         span: sorted(o.span),
-        members: sorted(
-          [...o.membersByNode].flatMap(([n, ms]) => ms.map((m) => `${n}:${groupMemberKey(m)}`)),
-        ),
+        members: sorted([...o.membersByNode].flatMap(([n, ms]) => ms.map((m) => `${n}:${memberKey(m)}`))),
       }))
       .sort((a, b) => (a.name < b.name ? -1 : 1)),
     ags: w.addressGroups
@@ -251,7 +293,7 @@ function snapshot(w: ReturnType<typeof newWorld>) {
       .items.map(({ object: o }) => ({
         name: o.name,
         span: sorted(o.span),
-        members: sorted(o.members.map(groupMemberKey)),
+        members: sorted(o.members.map(memberKey)),
       }))
       .sort((a, b) => (a.name < b.name ? -1 : 1)),
   };
@@ -271,8 +313,10 @@ describe('incremental computation equals computation from scratch', () => {
         tiers: new Map(),
         nodes: new Map(),
         services: new Map(),
+        ees: new Map(),
       };
       const uid = { n: 0 };
+      let sawExternalEntity = false;
       for (let step = 0; step < 60; step++) {
         const next = copy(world);
         for (let k = 1 + r.int(4); k > 0; k--) mutate(r, next, uid);
@@ -291,12 +335,18 @@ describe('incremental computation equals computation from scratch', () => {
             tiers: new Map(),
             nodes: new Map(),
             services: new Map(),
+            ees: new Map(),
           }),
           world,
         );
         scratch.engine.flush();
-        expect(snapshot(incremental), `seed ${seed} step ${step}`).toEqual(snapshot(scratch));
+        const snap = snapshot(incremental);
+        expect(snap, `seed ${seed} step ${step}`).toEqual(snapshot(scratch));
+        const keys = [...snap.ags, ...snap.atgs].flatMap((g) => g.members);
+        if (keys.some((k) => k.includes('ExternalEntity:'))) sawExternalEntity = true;
       }
+      // The history exercised ExternalEntity members, not only Pods.
+      expect(sawExternalEntity).toBe(true);
     });
   }
 });

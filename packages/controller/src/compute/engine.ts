@@ -11,7 +11,13 @@ import {
   podKey,
   type SelectorItem,
 } from '../grouping/grouping-index.js';
-import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
+import type {
+  CrdClusterNetworkPolicy,
+  CrdExternalEntity,
+  CrdGroup,
+  CrdNetworkPolicy,
+  CrdTier,
+} from '../inputs.js';
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
 import { type Labels, type Selector, SelectorCache } from '../labels/selector.js';
 import { addTo } from '../multimap.js';
@@ -20,6 +26,8 @@ import { SmallSet } from '../small-set.js';
 import { STATIC_TIERS, tierObjectName } from '../tiers.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy, Span } from '../types.js';
 import { deepEqual, EMPTY_SPAN, sameMembers, sameMembersByNode, sameSpan } from './equality.js';
+import { externalEntityPorts, externalEntityState } from './external-entity.js';
+import { type MemberPayload, memberPayload } from './member-payload.js';
 import {
   DEFAULT_TIER_PRIORITY,
   ENABLE_NP_LOGGING_ANNOTATION,
@@ -55,23 +63,13 @@ export interface FlushStats {
 
 export interface EngineCounts {
   pods: number;
+  externalEntities: number;
   labelSets: number;
   selectors: number;
   networkPolicies: number;
   appliedToGroups: number;
   addressGroups: number;
   internalGroups: number;
-}
-
-/** Per-Pod cached wire members: built once per Pod change, shared by every group selecting it. */
-interface PodPayload {
-  /** AppliedToGroup member (no IPs); undefined when the Pod cannot be applied to. */
-  atMember: GroupMember | undefined;
-  /** AddressGroup member (IPs, named ports); undefined when the Pod has no usable address. */
-  agMember: GroupMember | undefined;
-  nodeName: string;
-  ips: readonly string[];
-  ports: NamedPort[] | undefined;
 }
 
 type SourceKind = 'K8sNetworkPolicy' | 'AntreaClusterNetworkPolicy' | 'AntreaNetworkPolicy';
@@ -101,7 +99,7 @@ interface PolicyState {
 interface ATGState {
   readonly name: string;
   readonly req: GroupRequest;
-  readonly selectorItem: SelectorItem<PodPayload> | undefined;
+  readonly selectorItem: SelectorItem<MemberPayload> | undefined;
   readonly nodeSelector: Selector | undefined;
   readonly policies: SmallSet<PolicyState>;
   stored: InternalAppliedToGroup | undefined;
@@ -110,7 +108,7 @@ interface ATGState {
 interface AGState {
   readonly name: string;
   readonly req: GroupRequest;
-  readonly selectorItem: SelectorItem<PodPayload> | undefined;
+  readonly selectorItem: SelectorItem<MemberPayload> | undefined;
   readonly nodeSelector: Selector | undefined;
   readonly policies: SmallSet<PolicyState>;
   membersDirty: boolean;
@@ -127,7 +125,7 @@ interface IGroupState {
   serviceRef: ServiceReference | undefined;
   /** Pod selector (from the spec, or from the referenced Service's selector). */
   selector: GroupSelector | undefined;
-  selectorItem: SelectorItem<PodPayload> | undefined;
+  selectorItem: SelectorItem<MemberPayload> | undefined;
   nodeSelector: Selector | undefined;
 }
 
@@ -193,7 +191,9 @@ function nodeIPs(node: V1Node): string[] {
  */
 export class PolicyEngine {
   private readonly log: Logger | undefined;
-  private readonly index = new GroupingIndex<PodPayload>();
+  private readonly index = new GroupingIndex<MemberPayload>('pod');
+  /** ExternalEntities, matched by the selectors that carry an externalEntitySelector. */
+  private readonly eeIndex = new GroupingIndex<MemberPayload>('externalEntity');
   private readonly selectorCache = new SelectorCache();
   private readonly out: EngineOutput;
 
@@ -238,8 +238,9 @@ export class PolicyEngine {
     for (const p of this.policies.values()) if (p.stored) nps++;
     return {
       pods: this.index.podCount,
-      labelSets: this.index.labelItemCount,
-      selectors: this.index.selectorItemCount,
+      externalEntities: this.eeIndex.podCount,
+      labelSets: this.index.labelItemCount + this.eeIndex.labelItemCount,
+      selectors: this.index.selectorItemCount + this.eeIndex.selectorItemCount,
       networkPolicies: nps,
       appliedToGroups: this.atgs.size,
       addressGroups: this.ags.size,
@@ -272,6 +273,7 @@ export class PolicyEngine {
     const prevLabels = this.index.namespaceLabels(name);
     const labels = ns.metadata?.labels ?? {};
     this.index.upsertNamespace(name, labels);
+    this.eeIndex.upsertNamespace(name, labels);
     this.indexDirty = true;
     if (!prevLabels || !sameLabels(prevLabels, labels))
       for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
@@ -285,6 +287,7 @@ export class PolicyEngine {
 
   deleteNamespace(name: string): void {
     this.index.deleteNamespace(name);
+    this.eeIndex.deleteNamespace(name);
     this.indexDirty = true;
     this.namespaceLogging.delete(name);
     for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
@@ -293,7 +296,7 @@ export class PolicyEngine {
   upsertPod(pod: V1Pod): void {
     const state = podState(pod);
     const ports = namedPorts(pod);
-    this.index.upsertPod(state, (st, prev) => this.podPayload(st, ports, prev));
+    this.index.upsertPod(state, (st, prev) => memberPayload('pod', st, ports, prev));
     this.indexDirty = true;
   }
 
@@ -302,32 +305,17 @@ export class PolicyEngine {
     this.indexDirty = true;
   }
 
-  private podPayload(s: PodState, ports: NamedPort[] | undefined, prev: PodPayload | undefined): PodPayload {
-    const appliable = s.nodeName !== '' && !s.hostNetwork && !s.terminated;
-    const addressable = !s.hostNetwork && !s.terminated && s.ips.length > 0;
-    // Reuse the previous member objects when nothing they carry changed, so that groups compare
-    // equal by identity and produce no event: the AppliedToGroup member carries no IPs (an IP
-    // change keeps it), the AddressGroup member no Node (a Node change keeps it).
-    const samePorts = prev !== undefined && deepEqual(prev.ports, ports);
-    const sameIPs =
-      prev !== undefined && prev.ips.length === s.ips.length && prev.ips.every((ip, i) => ip === s.ips[i]);
-    const keepAT = samePorts && (prev.atMember !== undefined) === appliable;
-    const keepAG = samePorts && sameIPs && (prev.agMember !== undefined) === addressable;
-    if (keepAT && keepAG && prev.nodeName === s.nodeName) return prev;
-    const ref = { name: s.name, namespace: s.namespace };
-    let atMember: GroupMember | undefined;
-    if (keepAT) atMember = prev.atMember;
-    else if (appliable) {
-      atMember = { pod: ref };
-      if (ports) atMember.ports = ports;
-    }
-    let agMember: GroupMember | undefined;
-    if (keepAG) agMember = prev.agMember;
-    else if (addressable) {
-      agMember = { pod: ref, ips: s.ips.map((ip) => parseIPGo(ip) ?? new Uint8Array()) };
-      if (ports) agMember.ports = ports;
-    }
-    return { atMember, agMember, nodeName: s.nodeName, ips: s.ips, ports: samePorts ? prev.ports : ports };
+  upsertExternalEntity(ee: CrdExternalEntity): void {
+    const ports = externalEntityPorts(ee);
+    this.eeIndex.upsertPod(externalEntityState(ee), (st, prev) =>
+      memberPayload('externalEntity', st, ports, prev),
+    );
+    this.indexDirty = true;
+  }
+
+  deleteExternalEntity(namespace: string, name: string): void {
+    this.eeIndex.deletePod(namespace, name);
+    this.indexDirty = true;
   }
 
   upsertNode(node: V1Node): void {
@@ -648,7 +636,7 @@ export class PolicyEngine {
   // ------------------------------------------------------------------------------------------
   // Groups
 
-  private users(si: SelectorItem<PodPayload>): SmallSet<GroupUser> {
+  private users(si: SelectorItem<MemberPayload>): SmallSet<GroupUser> {
     if (!si.users) si.users = new SmallSet<GroupUser>();
     return si.users as SmallSet<GroupUser>;
   }
@@ -656,16 +644,21 @@ export class PolicyEngine {
   private acquireSelectorFor(
     sel: GroupSelector,
     user: ATGState | AGState | IGroupState,
-  ): SelectorItem<PodPayload> {
-    const si = this.index.acquireSelector(sel);
+  ): SelectorItem<MemberPayload> {
+    const si = this.indexFor(sel).acquireSelector(sel);
     this.users(si).add(user);
     this.indexDirty = true;
     return si;
   }
 
-  private releaseSelectorFor(si: SelectorItem<PodPayload>, user: ATGState | AGState | IGroupState): void {
+  private releaseSelectorFor(si: SelectorItem<MemberPayload>, user: ATGState | AGState | IGroupState): void {
     (si.users as SmallSet<GroupUser> | undefined)?.delete(user);
-    this.index.releaseSelector(si);
+    this.indexFor(si.selector).releaseSelector(si);
+  }
+
+  /** The index that evaluates a selector: ExternalEntities for an externalEntitySelector, else Pods. */
+  private indexFor(sel: GroupSelector): GroupingIndex<MemberPayload> {
+    return this.eeIndex.holds(sel) ? this.eeIndex : this.index;
   }
 
   private acquireATG(req: GroupRequest): ATGState {
@@ -689,7 +682,7 @@ export class PolicyEngine {
       stored: undefined,
     };
     if (needsSelector)
-      (g as { selectorItem: SelectorItem<PodPayload> }).selectorItem = this.acquireSelectorFor(
+      (g as { selectorItem: SelectorItem<MemberPayload> }).selectorItem = this.acquireSelectorFor(
         needsSelector,
         g,
       );
@@ -722,7 +715,7 @@ export class PolicyEngine {
       stored: undefined,
     };
     if (needsSelector)
-      (g as { selectorItem: SelectorItem<PodPayload> }).selectorItem = this.acquireSelectorFor(
+      (g as { selectorItem: SelectorItem<MemberPayload> }).selectorItem = this.acquireSelectorFor(
         needsSelector,
         g,
       );
@@ -933,7 +926,9 @@ export class PolicyEngine {
   private drainIndex(): void {
     if (!this.indexDirty) return;
     this.indexDirty = false;
-    for (const [si, changed] of this.index.drainDirty()) {
+    const dirty = this.index.drainDirty();
+    for (const [si, changed] of this.eeIndex.drainDirty()) dirty.set(si, changed);
+    for (const [si, changed] of dirty) {
       // AppliedToGroup members carry no IPs, AddressGroup members no Node: an IP-only change
       // leaves AppliedToGroups alone, a Node-only one AddressGroups (the payload keeps the same
       // member objects for them, see podPayload).
@@ -1015,7 +1010,7 @@ export class PolicyEngine {
   }
 
   /** Pods an internal Group selects for appliedTo use, with Antrea's namespace check for Groups. */
-  private igroupPods(ig: IGroupState): { pods: Iterable<PodEntity<PodPayload>>; error?: string } {
+  private igroupPods(ig: IGroupState): { pods: Iterable<PodEntity<MemberPayload>>; error?: string } {
     const sources: IGroupState[] = [];
     if (ig.childGroups.length === 0) sources.push(ig);
     else {
@@ -1026,7 +1021,7 @@ export class PolicyEngine {
         if (child) sources.push(child);
       }
     }
-    const pods = new Set<PodEntity<PodPayload>>();
+    const pods = new Set<PodEntity<MemberPayload>>();
     for (const s of sources) {
       if (!s.selectorItem) continue;
       for (const pod of this.index.podsOf(s.selectorItem)) {
@@ -1046,8 +1041,8 @@ export class PolicyEngine {
     // Plain loops, no per-call closures: this runs once per AppliedToGroup on every change.
     const byNode = new Map<string, GroupMember[]>();
     let syncError: string | undefined;
-    let pods: Iterable<PodEntity<PodPayload>> | undefined;
-    let podsItem: SelectorItem<PodPayload> | undefined;
+    let pods: Iterable<PodEntity<MemberPayload>> | undefined;
+    let podsItem: SelectorItem<MemberPayload> | undefined;
     let nodeSel: Selector | undefined;
     const req = g.req;
     if (req.kind === 'service') {
@@ -1173,7 +1168,7 @@ export class PolicyEngine {
 
   private agMembers(g: AGState): GroupMember[] {
     const out: GroupMember[] = [];
-    const addPods = (si: SelectorItem<PodPayload>) => {
+    const addPods = (si: SelectorItem<MemberPayload>) => {
       // Label set by label set rather than through podsOf (a generator, ~3x slower per Pod).
       for (const li of si.labelItems)
         for (const pod of li.pods) {
@@ -1209,7 +1204,7 @@ export class PolicyEngine {
   }
 }
 
-function addATMember(byNode: Map<string, GroupMember[]>, payload: PodPayload): void {
+function addATMember(byNode: Map<string, GroupMember[]>, payload: MemberPayload): void {
   const m = payload.atMember;
   if (!m) return;
   const list = byNode.get(payload.nodeName);

@@ -8,8 +8,18 @@ import { KeyedBucket } from './keyed-bucket.js';
 // normalized selector share one SelectorItem, so each distinct (label set, selector) pair is
 // evaluated once however many Pods and policies there are. Namespace selectors are interned too,
 // so a Namespace relabel re-evaluates each distinct namespaceSelector once.
+//
+// One index holds one kind of entity, like Antrea's per-entity-type label and selector indexes:
+// Pods are matched by podSelector, ExternalEntities by externalEntitySelector, and a selector with
+// an externalEntitySelector selects ExternalEntities only (Antrea's GroupEntityIndex.match).
 
-/** What the index knows about a Pod: its identity and the attributes groups are built from. */
+/** The kind of workload an index holds. */
+export type EntityKind = 'pod' | 'externalEntity';
+
+/**
+ * What the index knows about a Pod (or ExternalEntity): its identity and the attributes groups are
+ * built from. For an ExternalEntity, nodeName is its entity Node key and ips its endpoints.
+ */
 export interface PodState {
   namespace: string;
   name: string;
@@ -76,12 +86,19 @@ export const PODS_CHANGED = 0xff;
 /** Scope of a selector item, decided once from its GroupSelector. */
 type Scope = 'namespace' | 'nsSelector' | 'cluster' | 'nothing';
 
-function scopeOf(sel: GroupSelector): Scope {
-  // ExternalEntity and Node selectors never select Pods.
-  if (sel.externalEntitySelector || sel.nodeSelector) return 'nothing';
+/** The selector matched against entity labels: podSelector for Pods, externalEntitySelector for EEs. */
+function objectSelectorOf(sel: GroupSelector, kind: EntityKind): Selector | undefined {
+  return kind === 'pod' ? sel.podSelector : sel.externalEntitySelector;
+}
+
+function scopeOf(sel: GroupSelector, kind: EntityKind): Scope {
+  // Node selectors select neither kind; an externalEntitySelector makes a selector select
+  // ExternalEntities instead of Pods.
+  if (sel.nodeSelector) return 'nothing';
+  if ((sel.externalEntitySelector !== undefined) !== (kind === 'externalEntity')) return 'nothing';
   if (sel.namespace !== '') return 'namespace';
   if (sel.namespaceSelector) return 'nsSelector';
-  if (sel.podSelector) return 'cluster';
+  if (objectSelectorOf(sel, kind)) return 'cluster';
   return 'nothing';
 }
 
@@ -91,17 +108,19 @@ function labelItemKeys<T>(li: LabelItem<T>): string[] {
   return out;
 }
 
-function selectorItemKeys<T>(si: SelectorItem<T>): string[] {
-  const k = si.selector.podSelector?.indexKey;
-  return k === undefined ? [] : [k];
+function selectorItemKeys<T>(kind: EntityKind): (si: SelectorItem<T>) => string[] {
+  return (si) => {
+    const k = objectSelectorOf(si.selector, kind)?.indexKey;
+    return k === undefined ? [] : [k];
+  };
 }
 
 function newLabelBucket<T>(): KeyedBucket<LabelItem<T>> {
   return new KeyedBucket<LabelItem<T>>(labelItemKeys<T>);
 }
 
-function newSelectorBucket<T>(): KeyedBucket<SelectorItem<T>> {
-  return new KeyedBucket<SelectorItem<T>>(selectorItemKeys<T>);
+function newSelectorBucket<T>(kind: EntityKind): KeyedBucket<SelectorItem<T>> {
+  return new KeyedBucket<SelectorItem<T>>(selectorItemKeys<T>(kind));
 }
 
 function labelSetKey(namespace: string, labels: Labels): string {
@@ -124,13 +143,22 @@ export class GroupingIndex<T = unknown> {
   private readonly selectorItems = new Map<string, SelectorItem<T>>();
   /** Selector items pinned to one Namespace, by Namespace name. */
   private readonly byNamespace = new Map<string, KeyedBucket<SelectorItem<T>>>();
-  /** Selector items with a podSelector and no Namespace restriction. */
-  private readonly clusterWide = newSelectorBucket<T>();
+  /** Selector items with an object selector and no Namespace restriction. */
+  private readonly clusterWide: KeyedBucket<SelectorItem<T>>;
   /**
    * Selector items whose member set (or a member's attributes) changed since the last drain, with
    * what changed (POD_* flags).
    */
   private dirty = new Map<SelectorItem<T>, number>();
+
+  constructor(readonly kind: EntityKind = 'pod') {
+    this.clusterWide = newSelectorBucket<T>(kind);
+  }
+
+  /** Whether this index is the one that evaluates `sel` (the other kind's index ignores it). */
+  holds(sel: GroupSelector): boolean {
+    return (sel.externalEntitySelector !== undefined) === (this.kind === 'externalEntity');
+  }
 
   get podCount(): number {
     return this.pods.size;
@@ -238,7 +266,7 @@ export class GroupingIndex<T = unknown> {
       for (const si of nsi.selectorItems.items) {
         if (now) {
           for (const li of this.labelCandidates(ns, si))
-            if (this.podSelectorMatches(si, li)) this.link(si, li);
+            if (this.objectSelectorMatches(si, li)) this.link(si, li);
         } else {
           for (const li of ns.labelItems.values()) if (si.labelItems.has(li)) this.unlink(si, li);
         }
@@ -248,11 +276,11 @@ export class GroupingIndex<T = unknown> {
 
   /** Label items of `ns` that could match `si` (narrowed by the selector's index key). */
   private labelCandidates(ns: NamespaceEntity<T>, si: SelectorItem<T>): Iterable<LabelItem<T>> {
-    return ns.labelBucket.candidatesFor(si.selector.podSelector?.indexKey);
+    return ns.labelBucket.candidatesFor(objectSelectorOf(si.selector, this.kind)?.indexKey);
   }
 
-  private podSelectorMatches(si: SelectorItem<T>, li: LabelItem<T>): boolean {
-    const ps = si.selector.podSelector;
+  private objectSelectorMatches(si: SelectorItem<T>, li: LabelItem<T>): boolean {
+    const ps = objectSelectorOf(si.selector, this.kind);
     return ps === undefined || ps.matches(li.labels);
   }
 
@@ -292,7 +320,8 @@ export class GroupingIndex<T = unknown> {
     li = { key, ns, labels, pods: new SmallSet(), selectors: new SmallSet() };
     ns.labelItems.set(key, li);
     ns.labelBucket.add(li);
-    for (const si of this.candidateSelectors(ns, li)) if (this.podSelectorMatches(si, li)) this.link(si, li);
+    for (const si of this.candidateSelectors(ns, li))
+      if (this.objectSelectorMatches(si, li)) this.link(si, li);
     return li;
   }
 
@@ -327,8 +356,9 @@ export class GroupingIndex<T = unknown> {
       return pod;
     }
     const prev = existing.state;
+    const prevPayload = existing.payload;
     existing.state = state;
-    existing.payload = makePayload(state, existing.payload);
+    existing.payload = makePayload(state, prevPayload);
     const newKey = labelSetKey(state.namespace, state.labels);
     if (newKey !== existing.labelItem.key) {
       const old = existing.labelItem;
@@ -342,7 +372,10 @@ export class GroupingIndex<T = unknown> {
       this.releaseLabelItem(old);
     } else {
       state.labels = existing.labelItem.labels;
-      const changed = attributeChanges(prev, state);
+      let changed = attributeChanges(prev, state);
+      // A new payload with no state change: something only the payload carries changed (the
+      // named ports of an ExternalEntity; a Pod's are immutable).
+      if (changed === 0 && existing.payload !== prevPayload) changed = PODS_CHANGED;
       if (changed !== 0) for (const si of existing.labelItem.selectors) this.markDirty(si, changed);
     }
     return existing;
@@ -367,7 +400,7 @@ export class GroupingIndex<T = unknown> {
       si.refs++;
       return si;
     }
-    const scope = scopeOf(sel);
+    const scope = scopeOf(sel, this.kind);
     let nsi: NsSelectorItem<T> | undefined;
     if (scope === 'nsSelector') nsi = this.acquireNsSelector(sel.namespaceSelector!);
     si = {
@@ -383,27 +416,27 @@ export class GroupingIndex<T = unknown> {
       case 'namespace': {
         let bucket = this.byNamespace.get(sel.namespace);
         if (!bucket) {
-          bucket = newSelectorBucket();
+          bucket = newSelectorBucket(this.kind);
           this.byNamespace.set(sel.namespace, bucket);
         }
         bucket.add(si);
         const ns = this.namespaces.get(sel.namespace);
         if (ns)
           for (const li of this.labelCandidates(ns, si))
-            if (this.podSelectorMatches(si, li)) this.link(si, li);
+            if (this.objectSelectorMatches(si, li)) this.link(si, li);
         break;
       }
       case 'nsSelector':
         nsi!.selectorItems.add(si);
         for (const ns of nsi!.namespaces)
           for (const li of this.labelCandidates(ns, si))
-            if (this.podSelectorMatches(si, li)) this.link(si, li);
+            if (this.objectSelectorMatches(si, li)) this.link(si, li);
         break;
       case 'cluster':
         this.clusterWide.add(si);
         for (const ns of this.namespaces.values())
           for (const li of this.labelCandidates(ns, si))
-            if (this.podSelectorMatches(si, li)) this.link(si, li);
+            if (this.objectSelectorMatches(si, li)) this.link(si, li);
         break;
       case 'nothing':
         break;
@@ -436,7 +469,12 @@ export class GroupingIndex<T = unknown> {
   private acquireNsSelector(selector: Selector): NsSelectorItem<T> {
     let nsi = this.nsSelectorItems.get(selector.text);
     if (nsi) return nsi;
-    nsi = { key: selector.text, selector, namespaces: new Set(), selectorItems: newSelectorBucket() };
+    nsi = {
+      key: selector.text,
+      selector,
+      namespaces: new Set(),
+      selectorItems: newSelectorBucket(this.kind),
+    };
     this.nsSelectorItems.set(nsi.key, nsi);
     for (const ns of this.namespaces.values()) if (this.nsMatches(nsi, ns)) this.linkNs(nsi, ns);
     return nsi;

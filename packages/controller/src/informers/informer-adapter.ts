@@ -86,6 +86,12 @@ export class InformerAdapter {
       (ns, n) => e.deletePod(ns, n),
     );
     this.wire(
+      'externalentities',
+      i.externalEntities,
+      (o) => e.upsertExternalEntity(o),
+      (ns, n) => e.deleteExternalEntity(ns, n),
+    );
+    this.wire(
       'nodes',
       i.nodes,
       (o) => e.upsertNode(o),

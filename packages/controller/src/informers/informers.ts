@@ -12,7 +12,13 @@ import {
   type V1Pod,
   type V1Service,
 } from '@kubernetes/client-node';
-import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
+import type {
+  CrdClusterNetworkPolicy,
+  CrdExternalEntity,
+  CrdGroup,
+  CrdNetworkPolicy,
+  CrdTier,
+} from '../inputs.js';
 
 /** The part of a client-node informer the adapter uses (a test double implements it too). */
 export interface InformerLike<T> {
@@ -34,20 +40,27 @@ export interface PolicyInformers {
   tiers?: InformerLike<CrdTier>;
   clusterGroups?: InformerLike<CrdGroup>;
   groups?: InformerLike<CrdGroup>;
+  externalEntities?: InformerLike<CrdExternalEntity>;
 }
 
 const CRD_GROUP = 'crd.antrea.io';
 const CRD_VERSION = 'v1beta1';
+/** ExternalEntity is still served as v1alpha2 only, as in Antrea. */
+const EXTERNAL_ENTITY_VERSION = 'v1alpha2';
 
-function crdInformer<T extends KubernetesObject>(kc: KubeConfig, plural: string): InformerLike<T> {
+function crdInformer<T extends KubernetesObject>(
+  kc: KubeConfig,
+  plural: string,
+  version = CRD_VERSION,
+): InformerLike<T> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const list = async () =>
     (await api.listClusterCustomObject({
       group: CRD_GROUP,
-      version: CRD_VERSION,
+      version,
       plural,
     })) as KubernetesListObject<T>;
-  return makeInformer<T>(kc, `/apis/${CRD_GROUP}/${CRD_VERSION}/${plural}`, list) as InformerLike<T>;
+  return makeInformer<T>(kc, `/apis/${CRD_GROUP}/${version}/${plural}`, list) as InformerLike<T>;
 }
 
 /** client-node ListWatch informers for every resource the controller computes policies from. */
@@ -69,6 +82,11 @@ export function makePolicyInformers(kc: KubeConfig, opts: { antreaNative?: boole
     informers.tiers = crdInformer(kc, 'tiers');
     informers.clusterGroups = crdInformer(kc, 'clustergroups');
     informers.groups = crdInformer(kc, 'groups');
+    informers.externalEntities = crdInformer<CrdExternalEntity>(
+      kc,
+      'externalentities',
+      EXTERNAL_ENTITY_VERSION,
+    );
   }
   return informers;
 }

@@ -8,6 +8,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import { PolicyEngine } from '../compute/engine.js';
+import type { CrdExternalEntity } from '../inputs.js';
 import { RamStore } from '../store/ram-store.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
 
@@ -77,4 +78,37 @@ export function networkPolicy(
     metadata: { namespace: ns, name, uid: uid ?? `uid-np-${ns}-${name}`, generation: 1 },
     spec: spec as unknown as V1NetworkPolicySpec,
   };
+}
+
+export interface ExternalEntityOpts {
+  /** spec.externalNode; omitted: none. */
+  externalNode?: string;
+  ips?: string[];
+  ports?: { name?: string; port?: number; protocol?: string }[];
+  /** Kind of the first owner reference (`ExternalNode` makes the Node key Namespace-qualified). */
+  ownerKind?: string;
+}
+
+export function externalEntity(
+  ns: string,
+  name: string,
+  labels: Record<string, string>,
+  opts: ExternalEntityOpts = {},
+): CrdExternalEntity {
+  const ee: CrdExternalEntity = {
+    metadata: { namespace: ns, name, labels, uid: `uid-ee-${ns}-${name}` },
+    spec: { endpoints: (opts.ips ?? []).map((ip) => ({ ip })) },
+  };
+  if (opts.externalNode !== undefined) ee.spec.externalNode = opts.externalNode;
+  if (opts.ports) ee.spec.ports = opts.ports;
+  if (opts.ownerKind)
+    ee.metadata.ownerReferences = [
+      {
+        apiVersion: 'crd.antrea.io/v1alpha1',
+        kind: opts.ownerKind,
+        name: opts.externalNode ?? '',
+        uid: 'uid-owner',
+      },
+    ];
+  return ee;
 }

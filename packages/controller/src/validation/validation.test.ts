@@ -159,6 +159,34 @@ describe('Antrea-native policy validation', () => {
       expect(r.reason.startsWith(reason)).toBe(true);
     });
   }
+  it('checks the characters of toFQDN patterns only (wildcards allowed)', () => {
+    const fqdn = (pattern: string) =>
+      validateAntreaPolicy(base({ egress: [{ action: 'Drop', name: 'e', to: [{ fqdn: pattern }] }] }), ctx);
+    expect(fqdn('*.example.com').allowed).toBe(true);
+    expect(fqdn('db-1.svc.example.com').allowed).toBe(true);
+    expect(fqdn('example.com/path').reason).toBe(
+      'invalid characters in egress rule fqdn field: example.com/path',
+    );
+    expect(fqdn('ex ample.com').reason).toBe('invalid characters in egress rule fqdn field: ex ample.com');
+  });
+  it('accepts externalEntitySelector in appliedTo and peers, with a namespaceSelector too', () => {
+    const ee = { matchLabels: { role: 'db' } };
+    const r = validateAntreaPolicy(
+      base({
+        appliedTo: [{ externalEntitySelector: ee }],
+        ingress: [
+          { action: 'Allow', name: 'i', from: [{ namespaceSelector: {}, externalEntitySelector: ee }] },
+        ],
+      }),
+      ctx,
+    );
+    expect(r.allowed).toBe(true);
+    const bad = validateAntreaPolicy(
+      base({ appliedTo: [{ externalEntitySelector: { matchLabels: { 'a/b/c': 'v' } } }] }),
+      ctx,
+    );
+    expect(bad.allowed).toBe(false);
+  });
   it('accepts a well-formed policy in a custom Tier', () => {
     const r = validateAntreaPolicy(
       base({
@@ -185,6 +213,26 @@ describe('Group validation', () => {
     expect(
       validateGroup(cg('a', { podSelector: {}, ipBlocks: [{ cidr: '10.0.0.0/8' }] }), ctx).reason,
     ).toMatch(/^At most one of/);
+  });
+  it('externalEntitySelector: alone or with namespaceSelector, never with podSelector (Antrea messages)', () => {
+    const ee = { matchLabels: { role: 'db' } };
+    expect(validateGroup(cg('a', { externalEntitySelector: ee }), ctx).allowed).toBe(true);
+    expect(validateGroup(cg('a', { namespaceSelector: {}, externalEntitySelector: ee }), ctx).allowed).toBe(
+      true,
+    );
+    expect(validateGroup(cg('a', { podSelector: {}, externalEntitySelector: ee }), ctx).reason).toBe(
+      'At most one of podSelector, nodeSelector, externalEntitySelector, serviceReference, ipBlock, ipBlocks or childGroups can be set for a ClusterGroup',
+    );
+    const g: CrdGroup = {
+      metadata: { name: 'a', namespace: 'x' },
+      spec: { namespaceSelector: {}, podSelector: {}, externalEntitySelector: ee },
+    };
+    expect(validateGroup(g, ctx).reason).toBe(
+      'At most one of podSelector, externalEntitySelector, serviceReference, ipBlocks or childGroups can be set for a Group',
+    );
+    expect(
+      validateGroup(cg('a', { externalEntitySelector: { matchLabels: { 'bad key!': 'v' } } }), ctx).allowed,
+    ).toBe(false);
   });
   it('allows one level of childGroups only', () => {
     groups.set('leaf', cg('leaf', { podSelector: {} }));
