@@ -7,7 +7,8 @@ body{font-family:system-ui,sans-serif;margin:0;color:#1d2733;background:#f5f7fa}
 header{background:#1d3c6e;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1.5rem;align-items:center}
 header a{color:#d7e3f7;text-decoration:none}header a.current{color:#fff;font-weight:600;border-bottom:2px solid #fff}
 main{padding:1rem 1.2rem}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.5rem}
-table{border-collapse:collapse;background:#fff;margin-bottom:1rem}th,td{border:1px solid #d5dbe3;padding:.3rem .6rem;text-align:left;vertical-align:top}
+table{border-collapse:collapse;background:#fff;margin-bottom:1rem}th,td{border:1px solid #d5dbe3;padding:.3rem .6rem;text-align:left;vertical-align:top;white-space:nowrap}
+td.muted{white-space:normal}
 th{background:#e8edf3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{padding:.1rem .45rem;border-radius:.3rem;font-size:.85rem;color:#fff;background:#6b7785}
 .Healthy,.Realized,.Succeeded{background:#2e7d32}.Degraded,.Realizing,.Pending,.Running{background:#b26a00}
