@@ -9,6 +9,7 @@ import {
   Http2ControllerConnection,
   InformerNodeSource,
   KubeAgentInfoWriter,
+  KubeTraceflowApi,
   netnsPathExists,
   OfConnection,
   ShellCommandRunner,
@@ -54,19 +55,16 @@ async function main(): Promise<number> {
           (await readFile('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8')).trim(),
       })
     : undefined;
-  // A second OpenFlow session for packet-ins (Reject replies), so the flow session stays simple.
-  const packetIn = policyConnection
-    ? new OpenFlowBridge({
-        target: { path: join(options.ovsRunDir, `${options.agent.bridgeName}.mgmt`) },
-        logger,
-      })
-    : undefined;
-  if (packetIn) {
-    packetIn.on('switchError', () => {});
-    void packetIn
-      .start(controller.signal)
-      .catch((err: unknown) => logger.warn({ err }, 'packet-in session failed'));
-  }
+  // A second OpenFlow session for packet-ins (Reject replies, Traceflow) and packet-outs, so the
+  // flow session stays simple.
+  const packetIn = new OpenFlowBridge({
+    target: { path: join(options.ovsRunDir, `${options.agent.bridgeName}.mgmt`) },
+    logger,
+  });
+  packetIn.on('switchError', () => {});
+  void packetIn
+    .start(controller.signal)
+    .catch((err: unknown) => logger.warn({ err }, 'packet-in session failed'));
   // The NetworkPolicy audit log of rules with enableLogging (Antrea's np.log); opened on first use.
   let auditStream: ReturnType<typeof createWriteStream> | undefined;
   const policyAuditLog = (line: string) => {
@@ -93,7 +91,9 @@ async function main(): Promise<number> {
     randomBytes,
     netnsExists: netnsPathExists,
     ...(policyConnection ? { policyConnection } : {}),
-    ...(packetIn ? { packetIn, policyAuditLog } : {}),
+    packetIn,
+    policyAuditLog,
+    traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
   });
   try {
     await agent.start(controller.signal);
@@ -110,7 +110,7 @@ async function main(): Promise<number> {
   );
   logger.info('stopping');
   await agent.stop();
-  await packetIn?.stop();
+  await packetIn.stop();
   auditStream?.end();
   await of.stop();
   await ovsdb.stop();

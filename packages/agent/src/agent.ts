@@ -1,5 +1,5 @@
 import { CniServer } from '@antrea-ts/cni/server';
-import type { OpenFlowBridgeClient } from '@antrea-ts/openflow';
+import type { OpenFlowBridgeClient, PacketIn2 } from '@antrea-ts/openflow';
 import type { BridgeClient, OvsdbClient } from '@antrea-ts/ovsdb';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -46,6 +46,9 @@ import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
+import type { TraceflowApi } from './traceflow/kube-traceflow-api.js';
+import { tracedRule } from './traceflow/traced-rule.js';
+import { TraceflowAgent } from './traceflow/traceflow-agent.js';
 
 export const AGENT_VERSION = '0.1.0-antrea-ts';
 
@@ -87,6 +90,8 @@ export interface AgentDeps {
   readonly policyAuditLog?: (line: string) => void;
   /** How long start() waits for the first policy realization before serving (default 10 s). */
   readonly policySyncWaitMs?: number;
+  /** Traceflow CRs; with `packetIn`, this Node injects and observes Traceflow packets. */
+  readonly traceflowApi?: TraceflowApi;
 }
 
 /** Facts learned at start-up. */
@@ -127,6 +132,7 @@ export class Agent {
   private lastReplayMs: number | undefined;
   private policy: NetworkPolicyController | undefined;
   private packetIns: PacketInHandler | undefined;
+  private traceflow: TraceflowAgent | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
@@ -282,7 +288,44 @@ export class Agent {
     await routes.idle();
     if (syncedNames) await routes.synced(syncedNames);
 
-    // 4b. NetworkPolicies: realized before the previous round's flows go, so a restarting agent
+    // 4b. Packet-ins: Reject replies and the audit log (policies), Traceflow observations.
+    if (deps.packetIn && deps.traceflowApi) {
+      this.traceflow = new TraceflowAgent({
+        nodeName: config.nodeName,
+        api: deps.traceflowApi,
+        flows,
+        ctx,
+        node: {
+          gatewayOfport: bridge.gatewayOfport,
+          gatewayIp: gwIp,
+          gatewayMac,
+          tunnelOfport: bridge.tunnelOfport,
+        },
+        pods: () => this.store.list(),
+        packetOut: (po) => deps.packetIn!.sendPacketOut(po),
+        rule: (id) => {
+          const rule = this.policy?.ruleOfConjId(id);
+          return rule ? tracedRule(rule) : undefined;
+        },
+        logger: this.log,
+      });
+    }
+    if (deps.packetIn) {
+      const traceflow = this.traceflow;
+      this.packetIns = new PacketInHandler({
+        bridge: deps.packetIn,
+        logger: this.log,
+        onLog: (pi: PacketIn2) => this.policy?.logPacket(pi),
+        ...(traceflow ? { onTraceflow: (pi: PacketIn2) => void traceflow.handlePacketIn(pi) } : {}),
+      });
+      this.packetIns.start();
+    }
+    // Without the Traceflow CRD (or RBAC for it) the Node still networks: Traceflow is optional.
+    await this.traceflow
+      ?.start(signal)
+      .catch((err: unknown) => this.log.warn({ err }, 'Traceflow watch failed; Traceflow disabled'));
+
+    // 4c. NetworkPolicies: realized before the previous round's flows go, so a restarting agent
     //     never leaves its Pods unprotected. If the controller is not reachable in time, the old
     //     policy flows stay until the first realization replaces them.
     let policySynced = true;
@@ -299,14 +342,6 @@ export class Agent {
         ...(deps.policyAuditLog ? { auditLog: deps.policyAuditLog } : {}),
       });
       this.policy = policy;
-      if (deps.packetIn) {
-        this.packetIns = new PacketInHandler({
-          bridge: deps.packetIn,
-          logger: this.log,
-          onLog: (pi) => policy.logPacket(pi),
-        });
-        this.packetIns.start();
-      }
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());
       policy.start(signal);
       policySynced = await Promise.race([
@@ -431,6 +466,7 @@ export class Agent {
     this.unsubscribe?.();
     this.unsubscribePods?.();
     this.packetIns?.stop();
+    await this.traceflow?.stop();
     await this.policy?.stop();
     await this.info?.stop();
     await this.api?.close();

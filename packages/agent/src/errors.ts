@@ -22,6 +22,8 @@ export const AGENT_ERROR_CODES = [
   'AGENT_POLICY_WATCH_FAILED',
   /** A policy could not be realized (bad rule, priorities exhausted, switch refused the bundle). */
   'AGENT_POLICY_REALIZATION_FAILED',
+  /** A Traceflow cannot be run as specified (unknown Pod, protocol, addresses). */
+  'AGENT_TRACEFLOW_INVALID',
   /** The component was stopped while an operation waited. */
   'AGENT_STOPPED',
 ] as const;

@@ -232,6 +232,11 @@ export class NetworkPolicyController implements PolicyWatchSink {
     void this.reportStatus(failure);
   }
 
+  /** The realized rule a conjunction id stands for (Traceflow names the rule that decided). */
+  ruleOfConjId(conjId: number): RealizedRule['rule'] | undefined {
+    return this.byConjId.get(conjId)?.rule;
+  }
+
   /** Writes the audit-log line of a packet-in from a rule with enableLogging. */
   logPacket(pi: PacketIn2): void {
     const sink = this.options.auditLog;

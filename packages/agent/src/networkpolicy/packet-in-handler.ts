@@ -1,6 +1,7 @@
 import { OFPP, type OpenFlowBridgeClient, type PacketIn2 } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
 import { LOG_PACKET_IN_OP, REJECT_PACKET_IN_OP } from '../openflow/features/network-policy.js';
+import { TRACEFLOW_PACKET_IN_OP } from '../openflow/features/traceflow.js';
 import { rejectReply } from './reject-packet.js';
 
 export interface PacketInHandlerOptions {
@@ -11,12 +12,16 @@ export interface PacketInHandlerOptions {
   readonly now?: () => number;
   /** Audit-log one packet of a rule with enableLogging (rate limited like the replies). */
   readonly onLog?: (pi: PacketIn2) => void;
+  /** A tagged Traceflow packet reached an observation point (not rate limited: one per Node and tag). */
+  readonly onTraceflow?: (pi: PacketIn2) => void;
 }
 
 /**
- * Answers packets that Reject rules sent to the controller: the reply goes back out of the port
- * the packet came in on (through the tunnel to the sending Node when it came from one), as if the
- * destination had answered. Rate limited, since every rejected packet costs a round trip.
+ * Dispatches packet-ins by the operation bits in userdata[0]: Traceflow observations go to the
+ * Traceflow agent, enableLogging packets to the audit log, and it answers packets that Reject
+ * rules sent to the controller: the reply goes back out of the port the packet came in on
+ * (through the tunnel to the sending Node when it came from one), as if the destination had
+ * answered. Rate limited, since every rejected packet costs a round trip.
  */
 export class PacketInHandler {
   private readonly log: Logger;
@@ -70,6 +75,10 @@ export class PacketInHandler {
 
   private async onPacketIn(pi: PacketIn2): Promise<void> {
     const op = pi.userdata?.[0] ?? 0;
+    if (op & TRACEFLOW_PACKET_IN_OP) {
+      this.options.onTraceflow?.(pi);
+      return;
+    }
     if (op & LOG_PACKET_IN_OP && this.options.onLog) {
       this.refill();
       if (this.logTokens >= 1) {

@@ -1,0 +1,57 @@
+import { formatFlow } from '@antrea-ts/openflow';
+import { describe, expect, it } from 'vitest';
+import { CookieAllocator } from '../cookie.js';
+import { DEFAULT_FEATURES, Pipeline } from '../pipeline.js';
+import { isolationFlows } from './network-policy.js';
+import { traceflowFlows } from './traceflow.js';
+
+const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
+const text = (flows: ReturnType<typeof traceflowFlows>) => flows.map((f) => formatFlow(f));
+
+describe('Traceflow flows', () => {
+  it('an injected packet: reported at SpoofGuard drops, policy drops, isolation, and output; tunnel output continues', () => {
+    const isolation = isolationFlows(ctx, { ingress: [6], egress: [] });
+    expect(
+      text(
+        traceflowFlows(ctx, {
+          tag: 7,
+          tunnelOfport: 32768,
+          liveTraffic: false,
+          droppedOnly: false,
+          isolationDrops: isolation,
+        }),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "cookie=0x1060000000000, table=4, priority=1,ip,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=10, priority=202,ip,reg0=0x400/0x400,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=10, priority=201,ip,reg0=0/0x400,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG5[],set_field:0->reg3,goto_table:11",
+        "cookie=0x1060000000000, table=18, priority=202,ip,reg0=0x400/0x400,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=18, priority=201,ip,reg0=0/0x400,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG6[],goto_table:19",
+        "cookie=0x1060000000000, table=17, priority=202,ip,reg1=0x6,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=20, priority=203,ip,reg0=0x200000/0x600000,reg1=0x8000,nw_tos=28 actions=output:NXM_NX_REG1[],controller(userdata=04)",
+        "cookie=0x1060000000000, table=20, priority=202,ip,reg0=0x200000/0x600000,nw_tos=28 actions=controller(userdata=04)",
+      ]
+    `);
+  });
+
+  it('live traffic: the source Pod’s new connections get the tag, output delivers with DSCP cleared; droppedOnly reports drops only', () => {
+    const flows = text(
+      traceflowFlows(ctx, {
+        tag: 11,
+        tunnelOfport: undefined,
+        liveTraffic: true,
+        droppedOnly: true,
+        isolationDrops: [],
+        live: { sender: { ofport: 5 }, dstIp: '10.10.1.6', protocol: 6, dstPort: 80 },
+      }),
+    );
+    expect(flows.filter((f) => f.includes('controller'))).toHaveLength(3);
+    expect(flows).toContain(
+      'cookie=0x1060000000000, table=20, priority=202,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,output:NXM_NX_REG1[]',
+    );
+    expect(flows.find((f) => f.includes('table=6,'))).toMatchInlineSnapshot(
+      `"cookie=0x1060000000000, table=6, priority=100,ct_state=+new+trk,tcp,in_port=5,nw_dst=10.10.1.6,tp_dst=80 actions=set_field:11->ip_dscp,goto_table:7"`,
+    );
+  });
+});

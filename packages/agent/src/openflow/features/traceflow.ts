@@ -1,0 +1,206 @@
+import { type Action, buildMatch, type Flow, type MatchSpec, subfield } from '@antrea-ts/openflow';
+import { CookieCategory } from '../cookie.js';
+import {
+  APDenyField,
+  loadField,
+  loadMark,
+  matchMarks,
+  OutputToOFPortRegMark,
+  type RegField,
+  TargetOFPortField,
+  TraceflowEgressConjField,
+  TraceflowIngressConjField,
+} from '../fields.js';
+import { type FlowContext, gotoNext, tableFlow } from '../flow-context.js';
+import type { TableName } from '../pipeline.js';
+import { APConjIDField } from './network-policy.js';
+
+const C = CookieCategory.Traceflow;
+
+/**
+ * userdata[0] bit of a Traceflow packet-in (beside the policy bits REJECT_PACKET_IN_OP = 1 and
+ * LOG_PACKET_IN_OP = 2 of network-policy.ts): the packet-in handler hands it to the Traceflow agent.
+ */
+export const TRACEFLOW_PACKET_IN_OP = 4;
+
+/**
+ * Priorities of the tagged flows: each sits just above the flows it shadows for tagged packets
+ * (policy metric and isolation flows at 200, Output at 200), so untagged traffic never sees them.
+ */
+export const TRACEFLOW_PRIORITY = Object.freeze({
+  spoofGuardDrop: 1,
+  liveSender: 100,
+  metricPass: 201,
+  drop: 202,
+  output: 202,
+  tunnelOutput: 203,
+  liveReceiver: 210,
+});
+
+/** Which live packets get the tag (Antrea's flowsToTrace with a packet spec). */
+export interface LiveTrafficMatch {
+  /** Source Pod on this Node: tag new connections from its port in ConntrackState. */
+  readonly sender?: { readonly ofport: number };
+  /** Destination Pod on this Node without a source Pod: tag in L2ForwardingCalc by its MAC. */
+  readonly receiver?: { readonly ofport: number; readonly mac: string };
+  readonly srcIp?: string;
+  readonly dstIp?: string;
+  /** IP protocol number (1, 6, 17); undefined matches any IP packet. */
+  readonly protocol?: number;
+  readonly srcPort?: number;
+  readonly dstPort?: number;
+}
+
+export interface TraceflowFlowSpec {
+  /** The DSCP value the controller allocated. */
+  readonly tag: number;
+  readonly tunnelOfport: number | undefined;
+  readonly liveTraffic: boolean;
+  readonly droppedOnly: boolean;
+  /** K8s isolation drops of this Node (flows of the *DefaultRule tables with no action). */
+  readonly isolationDrops: readonly Flow[];
+  readonly live?: LiveTrafficMatch;
+}
+
+function toController(): Action {
+  return {
+    type: 'controller',
+    maxLen: 0xffff,
+    reason: 'action',
+    userdata: Buffer.from([TRACEFLOW_PACKET_IN_OP]),
+  } as Action;
+}
+
+const outputReg: Action = {
+  type: 'output_reg',
+  src: subfield(TargetOFPortField.field, TargetOFPortField.start, TargetOFPortField.end),
+};
+const clearDscp: Action = { type: 'set_field', field: 'ip_dscp', value: 0n };
+
+/**
+ * Flows that follow packets carrying one Traceflow's tag in their DSCP bits (Antrea's
+ * flowsToTrace): every place where the packet's fate is decided sends it to the agent, which turns
+ * the registers at that point into observations.
+ * - SpoofGuard: a tagged packet that fails the check is reported instead of silently dropped.
+ * - Egress/IngressMetric: a rule's drop (APDeny) is reported with the rule's conjunction id in
+ *   reg3; an allowed packet moves reg3 into the Traceflow registers (reg5 egress, reg6 ingress) so
+ *   the final packet-in names the rules that let it through. Tagged packets skip the per-rule
+ *   counters, as Antrea's reporting flows do.
+ * - *DefaultRule: K8s isolation drops, copied with the tag and a packet-in.
+ * - Output: to the tunnel the packet is sent on (the next Node traces it further) and reported;
+ *   elsewhere an injected packet is only reported (it is not real traffic), a live one is delivered
+ *   with its DSCP cleared and reported.
+ * droppedOnly reports drops only.
+ */
+export function traceflowFlows(ctx: FlowContext, spec: TraceflowFlowSpec): Flow[] {
+  const tagged: MatchSpec = { ip: true, ip_dscp: spec.tag };
+  const report = spec.droppedOnly ? [] : [toController()];
+  const flows: Flow[] = [
+    tableFlow(ctx, C, 'SpoofGuard', TRACEFLOW_PRIORITY.spoofGuardDrop, tagged, [toController()]),
+  ];
+  for (const [metric, reg] of [
+    ['EgressMetric', TraceflowEgressConjField],
+    ['IngressMetric', TraceflowIngressConjField],
+  ] as const) {
+    flows.push(
+      tableFlow(ctx, C, metric, TRACEFLOW_PRIORITY.drop, { ...tagged, ...denied(1) }, [toController()]),
+      tableFlow(ctx, C, metric, TRACEFLOW_PRIORITY.metricPass, { ...tagged, ...denied(0) }, [
+        ...rememberRule(reg, metric === 'EgressMetric'),
+        gotoNext(ctx, metric),
+      ]),
+    );
+  }
+  for (const drop of spec.isolationDrops) {
+    flows.push({
+      ...drop,
+      priority: TRACEFLOW_PRIORITY.drop,
+      cookie: ctx.cookies.cookie(C),
+      match: buildMatch({ ...matchOf(drop), ...tagged }),
+      actions: [toController()],
+    });
+  }
+  const live = spec.liveTraffic;
+  if (spec.tunnelOfport !== undefined) {
+    flows.push(
+      tableFlow(
+        ctx,
+        C,
+        'Output',
+        TRACEFLOW_PRIORITY.tunnelOutput,
+        { ...tagged, ...matchMarks(OutputToOFPortRegMark), reg1: spec.tunnelOfport },
+        [outputReg, ...report],
+      ),
+    );
+  }
+  flows.push(
+    tableFlow(
+      ctx,
+      C,
+      'Output',
+      TRACEFLOW_PRIORITY.output,
+      { ...tagged, ...matchMarks(OutputToOFPortRegMark) },
+      // The packet-in comes first: it must still carry the tag the agent looks the Traceflow up by.
+      live ? [...report, clearDscp, outputReg] : report,
+    ),
+  );
+  if (live && spec.live) flows.push(...liveTagFlows(ctx, spec.tag, spec.live));
+  return flows;
+}
+
+function denied(value: number): MatchSpec {
+  return matchMarks({ field: APDenyField, value });
+}
+
+/** reg3 (the deciding rule) into the Traceflow register; egress clears it for the ingress side. */
+function rememberRule(reg: RegField, clear: boolean): Action[] {
+  const move: Action = {
+    type: 'move',
+    src: subfield(APConjIDField.field, APConjIDField.start, APConjIDField.end),
+    dst: subfield(reg.field, reg.start, reg.end),
+  };
+  return clear ? [move, loadField(APConjIDField, 0)] : [move];
+}
+
+/** The MatchSpec equivalent of a built match (exact or masked values). */
+function matchOf(flow: Flow): MatchSpec {
+  const spec: MatchSpec = {};
+  for (const m of flow.match)
+    spec[m.field] = m.mask === undefined ? m.value : { value: m.value, mask: m.mask };
+  return spec;
+}
+
+/** The first packets of real connections get the tag: at the source Pod, or at the destination. */
+function liveTagFlows(ctx: FlowContext, tag: number, live: LiveTrafficMatch): Flow[] {
+  const match: MatchSpec = { ip: true, ct_state: '+new+trk' };
+  if (live.protocol !== undefined) match['ip_proto'] = live.protocol;
+  if (live.srcIp) match['nw_src'] = live.srcIp;
+  if (live.dstIp) match['nw_dst'] = live.dstIp;
+  const l4 = live.protocol === 6 ? 'tcp' : live.protocol === 17 ? 'udp' : undefined;
+  if (l4 && live.srcPort) match[`${l4}_src`] = live.srcPort;
+  if (l4 && live.dstPort) match[`${l4}_dst`] = live.dstPort;
+  const setTag: Action = { type: 'set_field', field: 'ip_dscp', value: BigInt(tag) };
+  const flows: Flow[] = [];
+  if (live.sender) {
+    flows.push(
+      tableFlow(
+        ctx,
+        C,
+        'ConntrackState',
+        TRACEFLOW_PRIORITY.liveSender,
+        { ...match, in_port: live.sender.ofport },
+        [setTag, gotoNext(ctx, 'ConntrackState')],
+      ),
+    );
+  } else if (live.receiver) {
+    const table: TableName = 'L2ForwardingCalc';
+    flows.push(
+      tableFlow(ctx, C, table, TRACEFLOW_PRIORITY.liveReceiver, { ...match, eth_dst: live.receiver.mac }, [
+        loadField(TargetOFPortField, live.receiver.ofport),
+        loadMark(OutputToOFPortRegMark),
+        setTag,
+        gotoNext(ctx, table),
+      ]),
+    );
+  }
+  return flows;
+}

@@ -1,0 +1,97 @@
+import type { Traceflow, TraceflowNodeResult, TraceflowPacket } from '@antrea-ts/apis';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  makeInformer,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+
+/** Traceflow events the agent reacts to. */
+export interface TraceflowHandlers {
+  upsert(tf: Traceflow): void;
+  remove(name: string): void;
+}
+
+/** The agent's view of the Kubernetes API for Traceflows; tests may use a double. */
+export interface TraceflowApi {
+  watch(handlers: TraceflowHandlers, signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+  /** Adds this Node's result to status.results (and the captured packet), retrying on conflicts. */
+  appendResult(name: string, result: TraceflowNodeResult, captured?: TraceflowPacket): Promise<void>;
+  /** The IPv4 address of a Pod anywhere in the cluster (a remote destination). */
+  podIp(namespace: string, name: string): Promise<string | undefined>;
+}
+
+const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
+const CONFLICT_RETRIES = 8;
+
+/** TraceflowApi on kube-apiserver: an informer on traceflows and read-modify-write of status. */
+export class KubeTraceflowApi implements TraceflowApi {
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private informer: ReturnType<typeof makeInformer<Traceflow>> | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    logger: Logger,
+  ) {
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.log = logger.child({ component: 'traceflow-informer' });
+  }
+
+  async watch(handlers: TraceflowHandlers, signal?: AbortSignal): Promise<void> {
+    if (this.informer) return;
+    const list = async () =>
+      (await this.custom.listClusterCustomObject(CRD)) as KubernetesListObject<Traceflow>;
+    const informer = makeInformer<Traceflow>(
+      this.kubeConfig,
+      `/apis/${CRD.group}/${CRD.version}/${CRD.plural}`,
+      list,
+    );
+    this.informer = informer;
+    informer.on('add', (tf) => handlers.upsert(tf));
+    informer.on('update', (tf) => handlers.upsert(tf));
+    informer.on('delete', (tf) => handlers.remove(tf.metadata.name ?? ''));
+    informer.on('error', (err) => {
+      if (!this.informer) return;
+      this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting');
+      setTimeout(() => void this.informer?.start().catch(() => undefined), 1000);
+    });
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    await informer.start();
+  }
+
+  async stop(): Promise<void> {
+    const informer = this.informer;
+    this.informer = undefined;
+    await informer?.stop();
+  }
+
+  async appendResult(name: string, result: TraceflowNodeResult, captured?: TraceflowPacket): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const tf = (await this.custom.getClusterCustomObjectStatus({ ...CRD, name })) as Traceflow;
+      const status = { ...tf.status, results: [...(tf.status?.results ?? []), result] };
+      if (captured) status.capturedPacket = captured;
+      try {
+        await this.custom.replaceClusterCustomObjectStatus({ ...CRD, name, body: { ...tf, status } });
+        return;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409 || attempt >= CONFLICT_RETRIES) throw err;
+      }
+    }
+  }
+
+  async podIp(namespace: string, name: string): Promise<string | undefined> {
+    try {
+      const pod = await this.core.readNamespacedPod({ namespace, name });
+      return pod.status?.podIPs?.map((p) => p.ip).find((ip) => !ip.includes(':')) ?? pod.status?.podIP;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { buildObservations, type ObservationContext, type PacketInFacts } from './observations.js';
+
+const ctx = (over: Partial<ObservationContext> = {}): ObservationContext => ({
+  isSender: true,
+  receiverOnly: false,
+  gatewayOfport: 32769,
+  gatewayIp: '10.10.1.1',
+  tunnelOfport: 32768,
+  rule: (id) =>
+    id === 3
+      ? { policy: 'AntreaClusterNetworkPolicy:acnp-deny', rule: 'deny-web', action: 'Drop' }
+      : id === 4
+        ? { policy: 'K8sNetworkPolicy:x/allow-a', rule: 'ingress-0', action: 'Allow' }
+        : id === 5
+          ? { policy: 'AntreaNetworkPolicy:x/reject', rule: 'rej', action: 'Reject' }
+          : undefined,
+  podOfPort: (p) => (p === 6 ? 'x/b' : undefined),
+  ...over,
+});
+const facts = (over: Partial<PacketInFacts>): PacketInFacts => ({
+  table: 'Output',
+  targetOfport: 0,
+  deciderConjId: 0,
+  egressConjId: 0,
+  ingressConjId: 0,
+  tunnelDstIp: undefined,
+  srcIp: '10.10.1.5',
+  dstIp: '10.10.1.6',
+  ...over,
+});
+
+describe('Traceflow observations', () => {
+  it('intra-Node: SpoofGuard, the allowing ingress rule, delivered to the Pod', () => {
+    expect(buildObservations(facts({ targetOfport: 6, ingressConjId: 4 }), ctx())).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: '10.10.1.5' },
+      {
+        component: 'NetworkPolicy',
+        componentInfo: 'IngressRule',
+        action: 'Forwarded',
+        networkPolicy: 'K8sNetworkPolicy:x/allow-a',
+        networkPolicyRule: 'ingress-0',
+      },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: 'x/b' },
+    ]);
+  });
+
+  it('inter-Node: the sender forwards into the tunnel, the receiver reports Received then Delivered', () => {
+    expect(
+      buildObservations(
+        facts({ targetOfport: 32768, tunnelDstIp: '198.19.20.12', dstIp: '10.10.2.6' }),
+        ctx(),
+      ),
+    ).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: '10.10.1.5' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '198.19.20.12' },
+    ]);
+    expect(buildObservations(facts({ targetOfport: 6 }), ctx({ isSender: false }))).toEqual([
+      { component: 'Forwarding', action: 'Received' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: 'x/b' },
+    ]);
+  });
+
+  it('names the policy and rule of a drop or reject in the metric tables; isolation drops in the default tables', () => {
+    expect(buildObservations(facts({ table: 'EgressMetric', deciderConjId: 3 }), ctx())[1]).toEqual({
+      component: 'NetworkPolicy',
+      componentInfo: 'EgressMetric',
+      action: 'Dropped',
+      networkPolicy: 'AntreaClusterNetworkPolicy:acnp-deny',
+      networkPolicyRule: 'deny-web',
+    });
+    expect(
+      buildObservations(facts({ table: 'IngressMetric', deciderConjId: 5 }), ctx({ isSender: false }))[1],
+    ).toMatchObject({ componentInfo: 'IngressMetric', action: 'Rejected', networkPolicyRule: 'rej' });
+    expect(buildObservations(facts({ table: 'IngressDefaultRule' }), ctx())[1]).toEqual({
+      component: 'NetworkPolicy',
+      componentInfo: 'IngressDefaultRule',
+      action: 'Dropped',
+    });
+  });
+
+  it('gateway: Delivered to the Node’s own IP, ForwardedOutOfNetwork otherwise; SpoofGuard drops end the path', () => {
+    expect(buildObservations(facts({ targetOfport: 32769, dstIp: '10.10.1.1' }), ctx())[1]?.action).toBe(
+      'Delivered',
+    );
+    expect(buildObservations(facts({ targetOfport: 32769, dstIp: '8.8.8.8' }), ctx())[1]?.action).toBe(
+      'ForwardedOutOfNetwork',
+    );
+    expect(buildObservations(facts({ table: 'SpoofGuard', egressConjId: 4 }), ctx())).toEqual([
+      { component: 'SpoofGuard', action: 'Dropped', srcPodIP: '10.10.1.5' },
+    ]);
+  });
+
+  it('a receiver-only live Traceflow does not report egress rules', () => {
+    const obs = buildObservations(
+      facts({ targetOfport: 6, egressConjId: 4 }),
+      ctx({ isSender: false, receiverOnly: true }),
+    );
+    expect(obs.map((o) => o.componentInfo ?? o.action)).toEqual(['Received', 'Output']);
+  });
+});
