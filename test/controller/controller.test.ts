@@ -194,3 +194,117 @@ describe('NetworkPolicyController against kube-apiserver', () => {
     expect((await read()).status).toMatchObject({ currentNodesRealized: 2, desiredNodesRealized: 2 });
   });
 });
+
+describe('ExternalEntities through the API', () => {
+  const ee = { group: 'crd.antrea.io', version: 'v1alpha2', plural: 'externalentities' };
+  type EE = { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+  const createEE = (namespace: string, name: string, labels: Record<string, string>, spec: EE['spec']) =>
+    custom.createNamespacedCustomObject({
+      ...ee,
+      namespace,
+      body: {
+        apiVersion: 'crd.antrea.io/v1alpha2',
+        kind: 'ExternalEntity',
+        metadata: { name, labels },
+        spec,
+      },
+    });
+  const updateEE = async (namespace: string, name: string, change: (o: EE) => void) => {
+    const o = (await custom.getNamespacedCustomObject({ ...ee, namespace, name })) as EE;
+    change(o);
+    await custom.replaceNamespacedCustomObject({ ...ee, namespace, name, body: o });
+  };
+  const eeMembers = (name: string): string[] =>
+    (controller.addressGroups.get(name)?.object.members ?? [])
+      .map(
+        (m) => `${m.externalEntity?.namespace}/${m.externalEntity?.name}@${m.ips?.map(formatIP).join(',')}`,
+      )
+      .sort();
+
+  it('selects ExternalEntities by externalEntitySelector and follows endpoint, label and delete changes', async () => {
+    await createEE(
+      'x',
+      'vm-db',
+      { role: 'db' },
+      {
+        endpoints: [{ ip: '10.20.0.1', name: 'eth0' }],
+        ports: [{ name: 'pg', port: 5432, protocol: 'TCP' }],
+        externalNode: 'vm-1',
+      },
+    );
+    await createEE('y', 'vm-db2', { role: 'db' }, { endpoints: [{ ip: '10.20.0.2' }] });
+    // As in Antrea, only Antrea NetworkPolicies (and Groups/ClusterGroups) take an
+    // externalEntitySelector: the ClusterNetworkPolicy schema prunes it.
+    const annp = (await custom.createNamespacedCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      namespace: 'x',
+      plural: 'networkpolicies',
+      body: {
+        apiVersion: 'crd.antrea.io/v1beta1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'db-vms' },
+        spec: {
+          priority: 6,
+          appliedTo: [{ externalEntitySelector: { matchLabels: { role: 'db' } } }],
+          ingress: [
+            {
+              action: 'Allow',
+              name: 'from-db',
+              from: [{ namespaceSelector: {}, externalEntitySelector: { matchLabels: { role: 'db' } } }],
+            },
+          ],
+        },
+      },
+    })) as { metadata: { uid: string } };
+    const atg = normalizedUID('eeSelector=role=db And namespace=x');
+    const ag = normalizedUID('eeSelector=role=db And namespaceSelector=');
+    const internal = await waitFor('internal ANNP over ExternalEntities', async () => {
+      const np = controller.networkPolicies.get(annp.metadata.uid)?.object;
+      return np && np.span.size > 0 && eeMembers(ag).length === 2 ? np : undefined;
+    });
+    expect([...internal.span]).toEqual(['vm-1']);
+    expect(internal.rules[0]!.from!.addressGroups).toEqual([ag]);
+    expect(eeMembers(ag)).toEqual(['x/vm-db@10.20.0.1', 'y/vm-db2@10.20.0.2']);
+    expect([...controller.appliedToGroups.get(atg)!.object.membersByNode]).toEqual([
+      [
+        'vm-1',
+        [
+          {
+            externalEntity: { name: 'vm-db', namespace: 'x' },
+            ports: [{ port: 5432, name: 'pg', protocol: 'TCP' }],
+          },
+        ],
+      ],
+    ]);
+
+    await updateEE('y', 'vm-db2', (o) => {
+      o.spec['endpoints'] = [{ ip: '10.20.0.3' }];
+    });
+    await waitFor('endpoint change', async () => eeMembers(ag).includes('y/vm-db2@10.20.0.3'));
+    expect(eeMembers(ag)).toEqual(['x/vm-db@10.20.0.1', 'y/vm-db2@10.20.0.3']);
+
+    await updateEE('x', 'vm-db', (o) => {
+      o.metadata['labels'] = { role: 'web' };
+    });
+    await waitFor('relabelled entity to leave', async () => eeMembers(ag).length === 1);
+    await waitFor(
+      'policy span to empty',
+      async () => controller.networkPolicies.get(annp.metadata.uid)?.object.span.size === 0,
+    );
+    expect(controller.appliedToGroups.get(atg)!.object.membersByNode.size).toBe(0);
+
+    await custom.deleteNamespacedCustomObject({ ...ee, namespace: 'y', name: 'vm-db2' });
+    await waitFor('deleted entity to leave', async () => eeMembers(ag).length === 0);
+
+    await custom.deleteNamespacedCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      namespace: 'x',
+      plural: 'networkpolicies',
+      name: 'db-vms',
+    });
+    await waitFor('groups to be collected', async () => controller.addressGroups.get(ag) === undefined);
+    expect(controller.appliedToGroups.get(atg)).toBeUndefined();
+  });
+});
