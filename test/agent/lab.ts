@@ -19,11 +19,13 @@ import {
 import {
   createNetns,
   createNetnsNode,
+  createUnderlay,
   freePort,
   type KubeCluster,
   makeTempDir,
   type Netns,
   type NetnsNode,
+  startKube,
   type TempDir,
   type Underlay,
   uniqueTag,
@@ -240,4 +242,63 @@ export async function ping(from: Netns, ip: string, tries = 5): Promise<boolean>
     if (ok) return true;
   }
   return false;
+}
+
+/** `ping -c count` from a Pod; the output (replies, DUP! marks, summary) whatever the exit status. */
+export function pingOutput(from: Netns, ip: string, count = 5): Promise<string> {
+  return from.exec(['sh', '-c', 'ping -c "$1" -i 0.2 -W 2 "$2"; true', 'ping', String(count), ip]);
+}
+
+export interface LabNodeSpec {
+  readonly name: string;
+  readonly podCidr: string;
+  readonly encapMode?: TrafficEncapMode;
+  /** The underlay the Node sits on (default: the lab's first). */
+  readonly underlay?: Underlay;
+}
+
+export interface Lab {
+  readonly kube: KubeCluster;
+  readonly underlay: Underlay;
+  readonly nodes: LabNode[];
+  readonly pods: LabPod[];
+  stop(): Promise<void>;
+}
+
+/**
+ * kube-apiserver, an underlay and netns Nodes with running agents; `stop` removes the Pods added to
+ * `pods`, the Nodes, the underlay and kube-apiserver. A spec's `underlay` puts its Node on another
+ * underlay (which the caller creates and deletes).
+ */
+export async function startLab(specs: readonly LabNodeSpec[], logger: Logger): Promise<Lab> {
+  await buildCniPlugin();
+  const kube = await startKube({ logger });
+  const underlay = await createUnderlay();
+  const nodes: LabNode[] = [];
+  const pods: LabPod[] = [];
+  const stop = async () => {
+    for (const p of pods) await deletePod(p).catch(() => undefined);
+    for (const n of nodes) await deleteLabNode(n);
+    await underlay.delete();
+    await kube.stop();
+  };
+  try {
+    for (const s of specs) {
+      nodes.push(
+        await createLabNode({
+          kube,
+          underlay: s.underlay ?? underlay,
+          name: s.name,
+          podCidr: s.podCidr,
+          logger,
+          ...(s.encapMode ? { encapMode: s.encapMode } : {}),
+        }),
+      );
+    }
+    for (const n of nodes) await startAgent(n, kube, logger);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { kube, underlay, nodes, pods, stop };
 }

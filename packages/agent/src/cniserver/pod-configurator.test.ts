@@ -102,6 +102,14 @@ describe('PodConfigurator', () => {
     const podSide = runner.calls.find((c) => c[0] === 'nsenter')!;
     expect(podSide.slice(0, 4)).toEqual(['nsenter', '--net=/var/run/netns/p1', '--', 'sh']);
     expect(podSide.slice(6)).toEqual(['antrea-pod', 'eth0', '10.10.1.2/24', '10.10.1.1']);
+    // The Node's kernel must leave the host end to OVS (no ARP answers, no routing): no duplicates.
+    expect(runner.calls).toContainEqual([
+      'sysctl',
+      '-q',
+      '-w',
+      `net/ipv4/conf/${pod.hostIfName}/arp_ignore=1`,
+      `net/ipv4/conf/${pod.hostIfName}/forwarding=0`,
+    ]);
     const iface = await bridges.getInterface(pod.hostIfName);
     expect(iface?.externalIds).toMatchObject({
       'antrea-type': 'container',

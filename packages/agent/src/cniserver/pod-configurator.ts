@@ -4,6 +4,7 @@ import { AgentError } from '../errors.js';
 import { type CommandRunner, inNetnsPath } from '../net/command-runner.js';
 import { IpBatcher } from '../net/ip-batcher.js';
 import { netnsPathExists } from '../net/netns.js';
+import { hostVethSysctls, SysctlBatcher } from '../net/sysctl-batcher.js';
 import { podFlows } from '../openflow/features/pod-connectivity.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
@@ -86,10 +87,12 @@ export const POD_SIDE_SCRIPT = [
 export class PodConfigurator {
   private readonly log: Logger;
   private readonly links: IpBatcher;
+  private readonly sysctls: SysctlBatcher;
 
   constructor(private readonly deps: PodConfiguratorDeps) {
     this.log = deps.logger.child({ component: 'pod-configurator' });
     this.links = new IpBatcher(deps.runner);
+    this.sysctls = new SysctlBatcher(deps.runner);
   }
 
   async add(req: PodRequest): Promise<PodInterface> {
@@ -135,17 +138,20 @@ export class PodConfigurator {
       const ipam = ipamResult.value;
       const ip = ipam.address.split('/')[0]!;
       try {
-        await deps.runner.run(
-          inNetnsPath(req.netns, [
-            'sh',
-            '-c',
-            POD_SIDE_SCRIPT,
-            'antrea-pod',
-            req.ifName,
-            ipam.address,
-            ipam.gateway,
-          ]),
-        );
+        await Promise.all([
+          this.sysctls.set(hostVethSysctls(hostIfName)),
+          deps.runner.run(
+            inNetnsPath(req.netns, [
+              'sh',
+              '-c',
+              POD_SIDE_SCRIPT,
+              'antrea-pod',
+              req.ifName,
+              ipam.address,
+              ipam.gateway,
+            ]),
+          ),
+        ]);
       } catch (err) {
         throw interfaceError(req.containerId, err);
       }

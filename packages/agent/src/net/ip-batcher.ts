@@ -1,11 +1,6 @@
 import { AgentError } from '../errors.js';
+import { GroupCommit, type ItemOutcome } from '../util/group-commit.js';
 import type { CommandRunner } from './command-runner.js';
-
-interface Request {
-  readonly lines: readonly string[];
-  readonly resolve: () => void;
-  readonly reject: (err: unknown) => void;
-}
 
 /** `ip -batch` reports each failed line as "Command failed <file>:<line>" after the line's own error. */
 const FAILED_LINE = /^Command failed [^:]*:(\d+)$/;
@@ -33,10 +28,11 @@ export function parseBatchErrors(stderr: string): { byLine: Map<number, string>;
  * whose lines come after the last reported one then fail too, as their lines may not have run.
  */
 export class IpBatcher {
-  private queue: Request[] = [];
-  private flushing = false;
+  private readonly group: GroupCommit<readonly string[]>;
 
-  constructor(private readonly runner: CommandRunner) {}
+  constructor(private readonly runner: CommandRunner) {
+    this.group = new GroupCommit((requests) => this.runBatch(requests));
+  }
 
   /** Runs `lines` (ip commands without the leading `ip`, e.g. `link del x`) in the next batch. */
   run(lines: readonly string[]): Promise<void> {
@@ -44,49 +40,33 @@ export class IpBatcher {
       if (line.includes('\n'))
         throw new AgentError('AGENT_COMMAND_FAILED', 'ip batch line contains a newline');
     }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ lines, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
+    return this.group.submit(lines);
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.queue.length > 0) await this.runBatch(this.queue.splice(0));
-    } finally {
-      this.flushing = false;
-    }
-  }
-
-  private async runBatch(batch: readonly Request[]): Promise<void> {
-    const input = `${batch.flatMap((r) => r.lines).join('\n')}\n`;
+  private async runBatch(requests: readonly (readonly string[])[]): Promise<ItemOutcome[]> {
+    const input = `${requests.flat().join('\n')}\n`;
     try {
       await this.runner.run(['ip', '-force', '-batch', '-'], { input });
-      for (const r of batch) r.resolve();
-      return;
+      return requests.map(() => undefined);
     } catch (err) {
       const stderr = (err as { stderr?: unknown }).stderr;
-      if (typeof stderr !== 'string') {
-        for (const r of batch) r.reject(err);
-        return;
-      }
+      if (typeof stderr !== 'string') throw err;
       const { byLine, trailing } = parseBatchErrors(stderr);
       const lastReported = Math.max(0, ...byLine.keys());
       let first = 1;
-      for (const r of batch) {
-        const last = first + r.lines.length - 1;
+      return requests.map((lines) => {
+        const last = first + lines.length - 1;
         const own: string[] = [];
         for (let n = first; n <= last; n++) {
           const msg = byLine.get(n);
-          if (msg) own.push(`${r.lines[n - first]}: ${msg}`);
+          if (msg) own.push(`${lines[n - first]}: ${msg}`);
         }
         if (own.length === 0 && trailing !== '' && last > lastReported) own.push(trailing);
-        if (own.length > 0)
-          r.reject(new AgentError('AGENT_COMMAND_FAILED', `ip ${own.join('; ')}`, { cause: err }));
-        else r.resolve();
         first = last + 1;
-      }
+        return own.length > 0
+          ? new AgentError('AGENT_COMMAND_FAILED', `ip ${own.join('; ')}`, { cause: err })
+          : undefined;
+      });
     }
   }
 }
