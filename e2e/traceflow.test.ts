@@ -1,0 +1,151 @@
+// Traceflow end to end on the lab (instance 20: lab20-*, lb20*, its own state dir): a 2-Node lab
+// with the real antrea-controller, antrea-agents and userspace OVS; `antctl traceflow` (the built
+// CLI, through the lab's kubeconfig) creates each Traceflow, the controller tags it, the source
+// Node injects a real packet, and every Node on the path writes what its packet-ins saw.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Traceflow } from '@antrea-ts/apis';
+import { cachedBinDir } from '@antrea-ts/harness';
+import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const options: LabOptions = {
+  stateDir: '/var/run/antrea-ts-lab-e2e-20',
+  instance: 20,
+  artifacts: repoArtifacts(ROOT, cachedBinDir()),
+  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+};
+const N1 = 'lab20-node-1';
+const N2 = 'lab20-node-2';
+const NS = 'tf';
+const isRoot = process.getuid?.() === 0;
+const exec = promisify(execFile);
+
+type TraceflowResult = Pick<Traceflow['status'] & object, 'phase' | 'reason' | 'results'> & { name: string };
+
+describe.skipIf(!isRoot)('Traceflow on the lab', () => {
+  let lab: Lab;
+
+  /** `antctl traceflow ARGS` against the lab; -o json output parsed, or the text for -o table. */
+  async function antctl(args: string[]): Promise<string> {
+    const { stdout } = await exec(
+      'node',
+      [
+        join(ROOT, 'dist/cmd/antctl/main.js'),
+        '--kubeconfig',
+        lab.kubeconfigPath,
+        '-t',
+        '40s',
+        'traceflow',
+        ...args,
+      ],
+      { timeout: 90_000 },
+    );
+    return stdout;
+  }
+  const trace = async (args: string[]) =>
+    JSON.parse(await antctl([...args, '-o', 'json'])) as TraceflowResult;
+  const nodeResult = (r: TraceflowResult, node: string) => r.results?.find((n) => n.node === node);
+
+  beforeAll(async () => {
+    await exec(
+      'npx',
+      ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller', 'cmd/antctl'],
+      {
+        cwd: ROOT,
+      },
+    );
+    await Lab.down(options);
+    lab = await Lab.up({ ...options, nodes: 2 });
+    const ports = [{ port: 80, protocol: 'TCP' as const }];
+    await lab.createPod({ namespace: NS, name: 'a', node: N1, labels: { app: 'a' }, ports });
+    await lab.createPod({ namespace: NS, name: 'b', node: N1, labels: { app: 'b' }, ports });
+    await lab.createPod({ namespace: NS, name: 'c', node: N2, labels: { app: 'c' }, ports });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (!process.env['KEEP_LAB']) await Lab.down(options);
+  }, 120_000);
+
+  it('intra-Node: a to b is Delivered, seen by one Node as sender', async () => {
+    const r = await trace(['-S', `${NS}/a`, '-D', `${NS}/b`]);
+    expect(r.phase).toBe('Succeeded');
+    expect(r.results).toHaveLength(1);
+    expect(nodeResult(r, N1)).toMatchObject({
+      role: 'sender',
+      observations: [
+        { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: lab.pod(NS, 'a').ips[0] },
+        { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${NS}/b` },
+      ],
+    });
+  });
+
+  it('inter-Node: a to c goes through the tunnel to Node 2, which delivers it; both Nodes report', async () => {
+    const r = await trace(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=80']);
+    expect(r.phase).toBe('Succeeded');
+    expect(nodeResult(r, N1)?.observations).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: lab.pod(NS, 'a').ips[0] },
+      {
+        component: 'Forwarding',
+        componentInfo: 'Output',
+        action: 'Forwarded',
+        tunnelDstIP: lab.node(N2).nodeIp,
+      },
+    ]);
+    expect(nodeResult(r, N2)).toMatchObject({
+      role: 'receiver',
+      observations: [
+        { component: 'Forwarding', action: 'Received' },
+        { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${NS}/c` },
+      ],
+    });
+    // The readable form names the path Node by Node.
+    const table = await antctl(['-S', `${NS}/a`, '-D', `${NS}/c`, '-o', 'table']);
+    expect(table).toMatch(/Succeeded/);
+    expect(table).toMatch(
+      new RegExp(
+        `${N1}\\s+sender\\s+Forwarding\\s+Forwarded\\s+Output; tunnel to ${lab.node(N2).nodeIp.replaceAll('.', '\\.')}`,
+      ),
+    );
+    expect(table).toMatch(new RegExp(`${N2}\\s+receiver\\s+Forwarding\\s+Delivered\\s+Output; pod ${NS}/c`));
+  });
+
+  it('a policy drop names the Antrea-native policy and rule, on the Node that dropped it', async () => {
+    await lab.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'crd.antrea.io/v1beta1',
+        kind: 'ClusterNetworkPolicy',
+        metadata: { name: 'tf-deny-a' },
+        spec: {
+          tier: 'application',
+          priority: 5,
+          appliedTo: [{ podSelector: { matchLabels: { app: 'c' } } }],
+          ingress: [
+            {
+              action: 'Drop',
+              name: 'drop-a-80',
+              from: [{ podSelector: { matchLabels: { app: 'a' } }, namespaceSelector: {} }],
+              ports: [{ protocol: 'TCP', port: 80 }],
+            },
+          ],
+        },
+      }),
+    });
+    await lab.kubectl(['wait', '--for=jsonpath={.status.phase}=Realized', '--timeout=60s', 'acnp/tf-deny-a']);
+    const r = await trace(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=80']);
+    expect(r.phase).toBe('Succeeded');
+    expect(nodeResult(r, N2)?.observations?.at(-1)).toEqual({
+      component: 'NetworkPolicy',
+      componentInfo: 'IngressMetric',
+      action: 'Dropped',
+      networkPolicy: 'AntreaClusterNetworkPolicy:tf-deny-a',
+      networkPolicyRule: 'drop-a-80',
+    });
+    // Other ports still get through, past the same policy.
+    const other = await trace(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=81']);
+    expect(nodeResult(other, N2)?.observations?.at(-1)).toMatchObject({ action: 'Delivered' });
+  });
+});
