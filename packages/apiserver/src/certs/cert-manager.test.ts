@@ -118,3 +118,50 @@ describe('SelfSignedCertManager', () => {
     expect(bundles).toContain(2);
   });
 });
+
+describe('SelfSignedCertManager persistence', () => {
+  const names = serviceDnsNames('antrea', 'kube-system');
+
+  it('a new manager that restores an exported state serves the same certificate under the same CA', async () => {
+    const first = new SelfSignedCertManager({ logger, dnsNames: names, ipAddresses: ['127.0.0.1'] });
+    const second = new SelfSignedCertManager({ logger, dnsNames: names, ipAddresses: ['127.0.0.1'] });
+    expect(second.current().caBundlePem).not.toBe(first.current().caBundlePem);
+    const heard: string[] = [];
+    second.onChange((c) => heard.push(c.certPem));
+    expect(second.restore(first.exportState())).toBe(true);
+    expect(second.current().certPem).toBe(first.current().certPem);
+    expect(second.current().caBundlePem).toBe(first.current().caBundlePem);
+    expect(heard).toEqual([first.current().certPem]);
+    // A client holding the first manager's CA accepts what the second serves.
+    const { certPem, keyPem } = second.current();
+    await expect(
+      servedCert(certPem, keyPem, first.current().caBundlePem, 'antrea.kube-system.svc'),
+    ).resolves.toBe(new X509Certificate(first.current().certPem).serialNumber);
+  });
+
+  it('reissues from the restored CA when a configured name is missing, and refuses mismatched material', () => {
+    const first = new SelfSignedCertManager({ logger, dnsNames: ['antrea'] });
+    const second = new SelfSignedCertManager({ logger, dnsNames: names });
+    const own = second.current();
+    const other = new SelfSignedCertManager({ logger, dnsNames: names }).exportState();
+    expect(second.restore({ ...first.exportState(), caKeyPem: other.caKeyPem })).toBe(false);
+    expect(second.restore({ ...first.exportState(), caCertPem: other.caCertPem })).toBe(false);
+    expect(second.restore({ ...first.exportState(), certPem: 'garbage' })).toBe(false);
+    expect(second.current()).toBe(own);
+    expect(second.restore(first.exportState())).toBe(true);
+    expect(second.current().caBundlePem).toBe(first.current().caBundlePem);
+    const reissued = new X509Certificate(second.current().certPem);
+    expect(reissued.serialNumber).not.toBe(new X509Certificate(first.current().certPem).serialNumber);
+    expect(reissued.subjectAltName).toContain('DNS:antrea.kube-system.svc');
+    expect(reissued.verify(parseCertBundle(first.current().caBundlePem)[0]!.publicKey)).toBe(true);
+  });
+
+  it('an expired persisted CA is refused', () => {
+    const clock = new FakeClock(Date.now());
+    const old = new SelfSignedCertManager({ logger, clock, dnsNames: names, caValidityMs: 400 * 24 * HOUR });
+    const state = old.exportState();
+    clock.advance(401 * 24 * HOUR);
+    const fresh = new SelfSignedCertManager({ logger, clock, dnsNames: names });
+    expect(fresh.restore(state)).toBe(false);
+  });
+});

@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import { type CaMaterial, createCa, issueServingCert, parseCertBundle } from './self-signed.js';
@@ -16,6 +17,17 @@ export interface ServingCertificate {
 export interface CertificateSource {
   current(): ServingCertificate;
   onChange(listener: (cert: ServingCertificate) => void): () => void;
+}
+
+/**
+ * What survives a restart (antrea-controller keeps it in Secret antrea-controller-tls): the serving
+ * certificate and key, and the CA that signed it, with its key so that later rotations keep it.
+ */
+export interface PersistedCertificates {
+  certPem: string;
+  keyPem: string;
+  caCertPem: string;
+  caKeyPem: string;
 }
 
 export interface SelfSignedCertManagerOptions {
@@ -120,6 +132,72 @@ export class SelfSignedCertManager implements CertificateSource {
     }
     if (changed) this.#notify();
     return changed;
+  }
+
+  /** The current serving certificate and CA, with their keys, to persist. */
+  exportState(): PersistedCertificates {
+    return {
+      certPem: this.#cert.certPem,
+      keyPem: this.#cert.keyPem,
+      caCertPem: this.#ca.certPem,
+      caKeyPem: this.#ca.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+  }
+
+  /**
+   * Adopts persisted certificates (a previous run's) so that clients which trust the published CA
+   * keep trusting this process. Refused (false, nothing changes) when the keys do not match the
+   * certificates, the serving certificate is not signed by the CA, or the CA expired. A serving
+   * certificate that lacks one of the configured names is reissued from the adopted CA; one near
+   * its end rotates as usual. Listeners hear of the change.
+   */
+  restore(state: PersistedCertificates): boolean {
+    const now = this.#clock.now();
+    let ca: CaMaterial;
+    let serving: X509Certificate;
+    try {
+      const caCert = new X509Certificate(state.caCertPem);
+      const caKey = createPrivateKey(state.caKeyPem);
+      serving = new X509Certificate(state.certPem);
+      const servingKey = createPrivateKey(state.keyPem);
+      if (!caCert.ca || !caCert.checkPrivateKey(caKey))
+        throw new Error('CA certificate and key do not match');
+      if (!serving.verify(caCert.publicKey) || !serving.checkPrivateKey(servingKey))
+        throw new Error('serving certificate not signed by the CA or not matching its key');
+      ca = {
+        privateKey: caKey,
+        publicKey: createPublicKey(caKey),
+        commonName: caCert.subject.replace(/^CN=/, ''),
+        certPem: state.caCertPem,
+        notAfter: Date.parse(caCert.validTo),
+      };
+      if (ca.notAfter <= now) throw new Error('CA expired');
+    } catch (err) {
+      this.#log.warn({ err }, 'persisted certificates not usable; keeping the generated ones');
+      return false;
+    }
+    this.#ca = ca;
+    this.#nextCa = undefined;
+    this.#previousCa = undefined;
+    this.#cert = {
+      certPem: state.certPem,
+      keyPem: state.keyPem,
+      caBundlePem: this.#bundle(),
+      notBefore: Date.parse(serving.validFrom),
+      notAfter: Date.parse(serving.validTo),
+    };
+    if (!this.#coversConfiguredNames(serving)) this.#cert = this.#issue();
+    this.#log.info({ ca: ca.commonName }, 'adopted persisted certificates');
+    if (!this.checkRotation()) this.#notify();
+    return true;
+  }
+
+  #coversConfiguredNames(cert: X509Certificate): boolean {
+    const names = new Set((cert.subjectAltName ?? '').split(', '));
+    return (
+      this.#opts.dnsNames.every((n) => names.has(`DNS:${n}`)) &&
+      this.#opts.ipAddresses.every((ip) => cert.checkIP(ip) !== undefined)
+    );
   }
 
   start(signal?: AbortSignal): void {

@@ -40,6 +40,7 @@ import { AdmissionState } from '../webhook/state.js';
 import { AdmissionValidator } from '../webhook/validator.js';
 import { type ControllerApi, registerControllerApi } from './controller-api.js';
 import { StatsAggregator } from './stats-aggregator.js';
+import { KubeSecretClient, TlsSecretPersistence } from './tls-secret.js';
 
 /** What antrea-controller runs with (cmd/antrea-controller/options.ts builds and freezes it). */
 export interface AntreaControllerConfig {
@@ -50,6 +51,11 @@ export interface AntreaControllerConfig {
   service: { name: string; namespace: string; port?: number };
   /** Register the APIServices and publish antrea-ca (off for a controller run outside a cluster). */
   publishCaBundle: boolean;
+  /**
+   * Keep the self-signed certificates in Secret antrea-controller-tls (in the Pod's Namespace) so
+   * that a restart keeps the CA clients trust, as Antrea does. Default: publishCaBundle.
+   */
+  persistCertificates?: boolean;
   /** Antrea-native policies (ACNP, ANNP, Tier, ClusterGroup, Group) and their status. */
   antreaPolicy: boolean;
   enablePrometheusMetrics: boolean;
@@ -102,6 +108,7 @@ export class AntreaController {
   readonly #authnConfig: AuthenticationConfigSource;
   readonly #publisher: CaBundlePublisher | undefined;
   readonly #webhookCa: WebhookCaInjector | undefined;
+  readonly #tlsSecret: TlsSecretPersistence | undefined;
   #synced = false;
   #started = false;
   #stopping: Promise<void> | undefined;
@@ -241,6 +248,15 @@ export class AntreaController {
           service: config.service,
         })
       : undefined;
+    this.#tlsSecret =
+      (config.persistCertificates ?? config.publishCaBundle)
+        ? new TlsSecretPersistence({
+            logger,
+            secrets: new KubeSecretClient(kc),
+            certificates: this.certificates,
+            namespace: config.podRef?.namespace ?? config.service.namespace,
+          })
+        : undefined;
     this.#webhookCa =
       admission && config.publishCaBundle
         ? new WebhookCaInjector({ logger, client: new KubeWebhookConfigurationClient(kc) })
@@ -286,6 +302,9 @@ export class AntreaController {
       });
     }
     await this.#authnConfig.start();
+    if (!this.#started) return;
+    // The previous run's certificates (if any) before serving: clients keep trusting the CA.
+    await this.#tlsSecret?.start();
     if (!this.#started) return;
     await this.server.start();
     if (!this.#started) {
@@ -335,6 +354,7 @@ export class AntreaController {
     await this.nodeIpam?.stop();
     this.#publisher?.stop();
     this.#webhookCa?.stop();
+    this.#tlsSecret?.stop();
     await this.server.stop();
     this.api.stop();
     this.#status?.stop();
