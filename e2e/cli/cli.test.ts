@@ -74,15 +74,15 @@ describe('run-cases CLI', () => {
     expect(r.out[0]).toMatch(/^antrea-native\/01-tiers-and-priorities {2}4 step\(s\) {2}\//);
   });
 
-  it('exits 2 on usage errors, missing paths and providers that do not exist yet', async () => {
+  it('exits 2 on usage errors, missing paths and providers without a cluster', async () => {
     expect((await cli([])).code).toBe(2);
     expect((await cli(['--timeout-ms', '0', NATIVE])).code).toBe(2);
     expect((await cli(['-p', 'nope', NATIVE])).code).toBe(2);
     const missing = await cli(['-p', 'oracle', '/nonexistent/cases']);
     expect(missing).toMatchObject({ code: 2, err: ['/nonexistent/cases: not found'] });
-    const kind = await cli(['-p', 'kind', NATIVE]);
+    const kind = await cli(['-p', 'kind', '--kube-context', 'kind-absent-e2e', NATIVE]);
     expect(kind.code).toBe(2);
-    expect(kind.err[0]).toMatch(/^provider kind: .*not exist yet/);
+    expect(kind.err[0]).toMatch(/^provider kind: no cluster answers kubectl in context kind-absent-e2e/);
     const dir = makeTempDir('e2e-nolab');
     try {
       const lab = await cli(['-p', 'lab', '--lab-state-dir', dir.path, NATIVE]);

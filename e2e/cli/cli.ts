@@ -4,8 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { findCaseFiles, loadCase } from '../framework/case-loader.js';
-import type { ClusterProvider } from '../framework/provider.js';
-import { PROVIDERS, type ProviderFactory } from '../framework/providers/registry.js';
+import { PROVIDERS, type ProviderFactory, providerFromFlags } from '../framework/providers/registry.js';
 import { caseLines, summaryLine } from '../framework/report.js';
 import { type RunnerOptions, runCaseFiles } from '../framework/runner.js';
 
@@ -45,6 +44,8 @@ interface Parsed {
   list: boolean;
   labStateDir: string;
   kubeBinDir: string;
+  kubeContext: string | undefined;
+  podImage: string | undefined;
 }
 
 function parse(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, uid: number): Parsed {
@@ -70,6 +71,8 @@ function parse(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, uid: 
     .option('--list', 'load and check the case files, print their ids, run nothing', false)
     .option('--lab-state-dir <dir>', 'state dir of the running lab (provider lab)', labDir)
     .option('--kube-bin-dir <dir>', 'dir holding kubectl', join(cache, 'bin'))
+    .option('--kube-context <name>', 'kubeconfig context of the kind cluster (provider kind)')
+    .option('--pod-image <image>', 'image of the case Pods, with node (provider kind)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   cmd.parse([...argv], { from: 'user' });
@@ -110,20 +113,8 @@ export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps =
     }
     return bad ? 1 : 0;
   }
-  const providers = { ...PROVIDERS, ...deps.providers };
-  let provider: ClusterProvider;
-  try {
-    const entry = providers[o.provider];
-    if (!entry) throw new Error('unknown provider');
-    provider = await entry.create({
-      labStateDir: o.labStateDir,
-      kubeBinDir: o.kubeBinDir,
-      settleMs: o.settleMs,
-    });
-  } catch (e) {
-    io.err(`provider ${o.provider}: ${(e as Error).message}`);
-    return 2;
-  }
+  const provider = await providerFromFlags(o, io.err, deps.providers);
+  if (!provider) return 2;
   const color = o.color ?? !!io.isTTY;
   const opts: RunnerOptions = {
     probeTimeoutMs: o.timeoutMs,

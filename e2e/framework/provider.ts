@@ -42,6 +42,16 @@ export interface ProbeTarget {
   protocol: Protocol;
 }
 
+export interface AddressTarget {
+  ip: string;
+  port: number;
+  protocol: 'TCP' | 'UDP';
+}
+
+export type RestartableComponent = 'antrea-controller' | `antrea-agent@${string}` | `ovs-vswitchd@${string}`;
+
+export type AntctlTarget = { mode: 'controller' } | { mode: 'agent'; node: string };
+
 export interface ClusterProvider {
   /** Short name for reports ("lab", "kind", "oracle"). */
   readonly name: string;
@@ -89,6 +99,37 @@ export interface ClusterProvider {
    * provider runs the probe helper once per source Pod with every target (see agent-tools/probe.mjs).
    */
   probeMany?(from: PodRef, targets: readonly ProbeTarget[], timeoutMs: number): Promise<ProbeOutcome[]>;
+
+  // Optional capabilities of the e2e suites (e2e/suites/): a check that needs one a provider lacks
+  // is skipped, and says which.
+
+  /** Node names, in a stable order (the first is where single-Node checks put their Pods). */
+  listNodes?(): Promise<string[]>;
+  /** Adds a Node and resolves with its name once it runs Pods. */
+  addNode?(): Promise<string>;
+  /** Removes a Node with its Pods (their IPs leave the provider's records). */
+  removeNode?(name: string): Promise<void>;
+  /**
+   * Stops a component and starts it again, resolving once the cluster is healthy again: `crash`
+   * kills it (SIGKILL) instead of stopping it. Names: `antrea-controller`, `antrea-agent@<node>`,
+   * `ovs-vswitchd@<node>`.
+   */
+  restartComponent?(component: RestartableComponent, options?: { crash?: boolean }): Promise<void>;
+  /** Runs argv inside the Pod (its network namespace at least); resolves to stdout. */
+  exec?(pod: PodRef, argv: readonly string[], options?: { timeoutMs?: number }): Promise<string>;
+  /**
+   * Runs antctl with these arguments, in controller mode (against the cluster's Kubernetes API) or
+   * in agent mode against the agent of one Node; resolves to stdout, rejects on a non-zero exit.
+   */
+  antctl?(args: readonly string[], target: AntctlTarget): Promise<string>;
+  /** Probes arbitrary addresses (outside the cluster too) from a Pod; outcomes in target order. */
+  probeAddresses?(
+    from: PodRef,
+    targets: readonly AddressTarget[],
+    timeoutMs: number,
+  ): Promise<ProbeOutcome[]>;
+  /** A server outside the Pod network that Pods should reach (through their Node's SNAT). */
+  externalEndpoint?(): Promise<AddressTarget & { description: string }>;
 
   /**
    * What a person should know about the run that is not a verdict: workarounds the provider had

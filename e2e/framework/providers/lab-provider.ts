@@ -49,7 +49,8 @@ function refKey(r: { kind: string; namespace?: string | undefined; name: string 
 
 export class LabProvider implements ClusterProvider {
   readonly name: string;
-  private readonly ips = new Map<string, string[]>();
+  /** Pod key (ns/name) -> real IPs, for the Pods this provider made. */
+  protected readonly ips = new Map<string, string[]>();
   /** Antrea-native policies that exist, whose status says when agents enforce them. */
   private readonly antreaPolicies = new Map<string, ObjectRef>();
   private readonly settleMs: number;

@@ -70,6 +70,11 @@ export interface LabOptions {
 export interface LabUpOptions extends LabOptions {
   nodes?: number;
   clusterCidr?: string;
+  /**
+   * Prefix length of each Node's podCIDR (NodeIPAM's nodeCIDRMaskSizeIPv4; default 24). A short
+   * range (27: 29 Pod IPs) lets a churn test see host-local hand out freed IPs again.
+   */
+  nodeCidrMaskSize?: number;
   /** Start antrea-controller (default: when its binary is built). */
   controller?: boolean;
 }
@@ -246,7 +251,7 @@ export class Lab {
         }),
         { mode: 0o600 },
       );
-      await this.#startController(clusterCidr);
+      await this.#startController(clusterCidr, options.nodeCidrMaskSize);
     }
 
     await networks;
@@ -278,8 +283,12 @@ export class Lab {
     this.#log.info({ nodes: count, ms: Date.now() - started }, 'lab up');
   }
 
-  async #startController(clusterCidr: string): Promise<void> {
+  async #startController(clusterCidr: string, nodeCidrMaskSize: number | undefined): Promise<void> {
     const main = this.#artifacts.controllerMain!;
+    // The mask size has no flag (as in Antrea): it goes in a config file of its own.
+    const config = join(this.layout.stateDir, 'antrea-controller.conf');
+    if (nodeCidrMaskSize !== undefined)
+      writeFileSync(config, `nodeIPAM:\n  nodeCIDRMaskSizeIPv4: ${nodeCidrMaskSize}\n`);
     const p = spawnDetached({
       name: 'antrea-controller',
       log: this.layout.log('antrea-controller'),
@@ -293,6 +302,7 @@ export class Lab {
         `--api-port=${CONTROLLER_API_PORT}`,
         '--enable-node-ipam',
         `--cluster-cidrs=${clusterCidr}`,
+        ...(nodeCidrMaskSize !== undefined ? [`--config=${config}`] : []),
       ],
     });
     await this.store.update((s) => {

@@ -1,0 +1,72 @@
+// The e2e suites (e2e/suites/) on the lab provider, as CI runs them: one 2-Node lab for the whole
+// file (instance 17: lab17-*, lb17*, its own state dir), Nodes with a /28 podCIDR (13 Pod IPs) so
+// that the churn check sees IPs handed out again in its second round, every check through the ClusterProvider interface only.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { cachedBinDir, run } from '@antrea-ts/harness';
+import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubectlObjects } from './framework/providers/kubectl-objects.js';
+import { LabClusterProvider } from './framework/providers/lab-cluster-provider.js';
+import { allChecks } from './suites/all.js';
+import { missingCapabilities } from './suites/check.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const STATE_DIR = '/var/run/antrea-ts-lab-e2e-17';
+const options: LabOptions = {
+  stateDir: STATE_DIR,
+  instance: 17,
+  artifacts: repoArtifacts(ROOT, cachedBinDir()),
+  logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+};
+const isRoot = process.getuid?.() === 0;
+const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+describe.skipIf(!isRoot)('e2e suites on the lab provider', () => {
+  let lab: Lab;
+  let provider: LabClusterProvider;
+
+  beforeAll(async () => {
+    await promisify(execFile)(
+      'npx',
+      ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller', 'cmd/antctl'],
+      { cwd: ROOT },
+    );
+    await Lab.down(options);
+    lab = await Lab.up({ ...options, nodes: 2, nodeCidrMaskSize: 28 });
+    const kubectl = join(cachedBinDir(), 'kubectl');
+    const objects = new KubectlObjects((args, o) =>
+      run([kubectl, '--kubeconfig', lab.kubeconfigPath, ...args], {
+        ...(o?.input !== undefined ? { input: o.input } : {}),
+        timeoutMs: 180_000,
+      }),
+    );
+    provider = new LabClusterProvider(lab, objects, {
+      antctlMain: join(ROOT, 'dist/cmd/antctl/main.js'),
+      settleMs: 500,
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (!process.env.KEEP_LAB) await Lab.down(options);
+  }, 120_000);
+
+  it('the lab provider has every optional capability the suites use', () => {
+    const p = new LabClusterProvider({} as never, {} as never, { antctlMain: '' });
+    expect(allChecks().flatMap((c) => missingCapabilities(p, c))).toEqual([]);
+  });
+
+  for (const check of allChecks())
+    it(
+      `${check.suite}: ${check.name}`,
+      () => check.run({ provider, log: (line) => log.info(line) }),
+      check.timeoutMs,
+    );
+
+  it('leaves no Pod and no extra Node behind', () => {
+    expect(lab.state.pods).toEqual([]);
+    expect(lab.state.nodes.map((n) => n.name)).toEqual(['lab17-node-1', 'lab17-node-2']);
+  });
+});
