@@ -1,8 +1,10 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Traceflow } from '@antrea-ts/apis';
 import { AntreaController, SimAgent } from '@antrea-ts/controller';
 import { Dashboard, KubeClusterReader } from '@antrea-ts/dashboard';
@@ -29,6 +31,7 @@ let dashboard: Dashboard;
 let browser: Browser;
 let page: Page;
 let agent: SimAgent | undefined;
+let binary: ChildProcess | undefined;
 let base: string;
 let apiPort: number;
 
@@ -170,6 +173,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (binary && binary.exitCode === null) binary.kill('SIGKILL');
   agent?.stop();
   await browser?.close();
   await dashboard?.stop();
@@ -431,5 +435,54 @@ describe('dashboard in headless Chromium', () => {
     );
     expect(await page.inputValue('#dstIP')).toBe('10.0.0.300');
     expect((await getJson(['traceflows'])).items.length).toBe(before);
+  });
+
+  it('is served by the antrea-controller binary with --dashboard-port, on loopback, until SIGTERM', async () => {
+    await promisify(execFile)('npx', ['tsc', '-b', 'cmd/antrea-controller'], { cwd: ROOT });
+    const [port, dashboardPort] = [await freePort('127.0.0.1'), await freePort('127.0.0.1')];
+    const log: string[] = [];
+    binary = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'dist/cmd/antrea-controller/main.js'),
+        `--kubeconfig=${kube.kubeconfigPath}`,
+        '--bind-address=127.0.0.1',
+        `--api-port=${port}`,
+        '--no-publish-ca-bundle',
+        `--dashboard-port=${dashboardPort}`,
+        '--log-level=info',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    binary.stdout!.on('data', (c: Buffer) => log.push(c.toString()));
+    binary.stderr!.on('data', (c: Buffer) => log.push(c.toString()));
+    const exited = new Promise<number | null>((resolve) => binary!.on('exit', (code) => resolve(code)));
+    const url = `http://127.0.0.1:${dashboardPort}`;
+    await waitFor(
+      'the binary serves the dashboard',
+      async () => {
+        if (binary!.exitCode !== null) throw new Error(`antrea-controller exited:\n${log.join('')}`);
+        return (await fetch(`${url}/healthz`)).ok;
+      },
+      60_000,
+      200,
+    );
+    await page.goto(`${url}/policies`);
+    // Its own computation: the ACNP with a span of one Node. (Its status controller has no agent
+    // report yet, so the phase it writes is not asserted here.)
+    const row = page.locator('tr[data-policy="AntreaClusterNetworkPolicy//drop-b"]');
+    await row.waitFor();
+    expect((await row.locator(':scope > td').allInnerTexts()).slice(0, 5)).toEqual([
+      'ACNP',
+      '',
+      'drop-b',
+      'securityops',
+      '5',
+    ]);
+    expect(await row.locator(':scope > td').nth(7).innerText()).toBe('1');
+    expect(log.join('')).toMatch(/"host":"127\.0\.0\.1","port":\d+,"msg":"dashboard listening"/);
+    binary.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 });

@@ -28,10 +28,14 @@ export class KubeClusterReader implements ClusterReader {
   }
 
   async #list<T>(plural: string): Promise<T[]> {
-    const list = (await call(plural, () => this.#custom.listClusterCustomObject({ ...CRD, plural }))) as {
-      items?: T[];
-    };
-    return list.items ?? [];
+    try {
+      const list = (await this.#custom.listClusterCustomObject({ ...CRD, plural })) as { items?: T[] };
+      return list.items ?? [];
+    } catch (err) {
+      // A CRD that is not installed (AntreaPolicy off, an older manifest) lists as empty.
+      if (err instanceof ApiException && err.code === 404) return [];
+      throw kubeError(plural, err);
+    }
   }
 
   agentInfos(): Promise<AntreaAgentInfo[]> {
