@@ -1,4 +1,5 @@
-// antrea-controller scale benchmark: Antrea's five perf workloads through the compute core to
+// antrea-controller scale benchmark: Antrea's perf workloads (five Pod ones and
+// ANNPPerExternalEntity) through the compute core to
 // quiescence, one child process per workload so that heap and peak RSS are its own.
 //
 //   node packages/controller/bench/dist/scale.js [--json] [--case NAME] [--seed N] [--repeat N]
@@ -81,8 +82,16 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
     engine.upsertPod(pod);
     sample();
   }
+  for (const ee of w.externalEntities ?? []) {
+    engine.upsertExternalEntity(ee);
+    sample();
+  }
   for (const np of w.networkPolicies) {
     engine.upsertK8sNetworkPolicy(np);
+    sample();
+  }
+  for (const np of w.antreaNetworkPolicies ?? []) {
+    engine.upsertAntreaNetworkPolicy(np);
     sample();
   }
   const t1 = performance.now();
@@ -117,7 +126,8 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
   );
   m('namespaces', w.namespaces.length, 'count');
   m('pods', w.pods.length, 'count');
-  m('input_policies', w.networkPolicies.length, 'count');
+  m('external_entities', w.externalEntities?.length ?? 0, 'count');
+  m('input_policies', w.networkPolicies.length + (w.antreaNetworkPolicies?.length ?? 0), 'count');
   const c = engine.counts();
   m('network_policies', networkPolicies.size, 'count');
   m('applied_to_groups', appliedToGroups.size, 'count');
@@ -128,6 +138,26 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
   m('events_atg', events.atg, 'count');
   m('events_ag', events.ag, 'count');
   m('translated', stats.translatedPolicies, 'count');
+
+  if (name === 'ANNPPerExternalEntity') {
+    // Incremental: one ExternalEntity moves to another entity's label (leaving its two groups,
+    // joining two others), 200 times.
+    const ees = w.externalEntities!;
+    const lat: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const k = (i * 7919) % ees.length;
+      const donor = ees[(k + 1) % ees.length]!;
+      const updated = { ...ees[k]!, metadata: { ...ees[k]!.metadata, labels: { ...donor.metadata.labels } } };
+      const s = performance.now();
+      engine.upsertExternalEntity(updated);
+      engine.flush();
+      lat.push(performance.now() - s);
+      ees[k] = updated;
+    }
+    lat.sort((a, b) => a - b);
+    m('ee_relabel_latency_p50', percentile(lat, 50), 'ms');
+    m('ee_relabel_latency_p99', percentile(lat, 99), 'ms');
+  }
 
   if (name === 'SmallNamespaces') {
     // Incremental: one Pod flips between the two app labels of its Namespace, 200 times.
@@ -203,7 +233,7 @@ function table(rows: Measurement[]): string {
   const header = [
     'case',
     'ns',
-    'pods',
+    'pods|EEs',
     'policies',
     'time(s)',
     'cpu(s)',
@@ -224,7 +254,7 @@ function table(rows: Measurement[]): string {
     lines.push([
       c,
       fmt(get(c, 'namespaces'), 0),
-      fmt(get(c, 'pods'), 0),
+      get(c, 'external_entities') ? `${fmt(get(c, 'external_entities'), 0)} EE` : fmt(get(c, 'pods'), 0),
       fmt(get(c, 'input_policies'), 0),
       fmt(get(c, 'wall_time'), 3),
       fmt(get(c, 'cpu_time'), 3),
@@ -259,6 +289,11 @@ function table(rows: Measurement[]): string {
         get('SmallNamespaces', 'policy_create_latency_p99'),
         3,
       )} / ${fmt(get('SmallNamespaces', 'policy_delete_latency_p99'), 3)} ms`,
+    );
+  const er = get('ANNPPerExternalEntity', 'ee_relabel_latency_p50');
+  if (er !== undefined)
+    more.push(
+      `ExternalEntity relabel in ANNPPerExternalEntity (10k EEs): p50 ${fmt(er, 3)} ms, p99 ${fmt(get('ANNPPerExternalEntity', 'ee_relabel_latency_p99'), 3)} ms`,
     );
   const nr = get('ClusterScoped', 'ns_relabel_latency_p50');
   if (nr !== undefined)

@@ -1,13 +1,17 @@
-// The five antrea-controller scale workloads of Antrea's
-// pkg/controller/networkpolicy/networkpolicy_controller_perf_test.go, regenerated object for object.
+// The antrea-controller scale workloads of Antrea's
+// pkg/controller/networkpolicy/networkpolicy_controller_perf_test.go (its five Pod workloads and
+// ANNPPerExternalEntity), regenerated object for object.
 // Antrea draws names, IPs and Node assignment from an unseeded random source; this uses a seeded
 // one so that runs are comparable. Counts and shapes are identical.
 import type { V1Namespace, V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
+import type { CrdExternalEntity, CrdNetworkPolicy } from '#controller';
 
 export interface Workload {
   namespaces: V1Namespace[];
   networkPolicies: V1NetworkPolicy[];
   pods: V1Pod[];
+  antreaNetworkPolicies?: CrdNetworkPolicy[];
+  externalEntities?: CrdExternalEntity[];
 }
 
 export class Rand {
@@ -177,12 +181,66 @@ export function clusterScoped(r: Rand): Workload {
   });
 }
 
+function randomIP(r: Rand): string {
+  return [r.intn(256), r.intn(256), r.intn(256), r.intn(256)].join('.');
+}
+
+/** newExternalEntity: one random endpoint IP, port TCP 8080 (unnamed), no externalNode. */
+function newExternalEntity(r: Rand, namespace: string, labels: Record<string, string>): CrdExternalEntity {
+  return {
+    metadata: { namespace, name: ['ee', r.string(8)].join('-'), uid: r.uuid(), labels },
+    spec: { endpoints: [{ ip: randomIP(r) }], ports: [{ protocol: 'TCP', port: 8080 }] },
+  };
+}
+
+/** newANNPAppliedToExternalEntity with an ingress peer: applied to `applied`, Allow from `from`. */
+function newAnnpForExternalEntity(
+  r: Rand,
+  namespace: string,
+  applied: Record<string, string>,
+  from: Record<string, string>,
+): CrdNetworkPolicy {
+  return {
+    metadata: { namespace, name: ['annp', r.string(8)].join('-'), uid: r.uuid(), generation: 1 },
+    spec: {
+      // Antrea's generator leaves priority unset (0); the CRD schema would refuse it, the
+      // computation does not care.
+      priority: 0,
+      appliedTo: [{ externalEntitySelector: { matchLabels: applied } }],
+      ingress: [{ action: 'Allow', from: [{ externalEntitySelector: { matchLabels: from } }] }],
+    },
+  };
+}
+
+/** 1 Namespace, 10k ANNPs each applied to one ExternalEntity and allowing another, 10k EEs. */
+export function annpPerExternalEntity(r: Rand): Workload {
+  const ns = r.string(8);
+  const w: Workload = {
+    namespaces: [newNamespace(ns, { app: ns })],
+    networkPolicies: [],
+    pods: [],
+    antreaNetworkPolicies: [],
+    externalEntities: [],
+  };
+  for (let i = 0; i < 5000; i++) {
+    const labels1 = { ee: `scale-${r.string(8)}` };
+    const labels2 = { ee: `scale-${r.string(8)}` };
+    w.antreaNetworkPolicies!.push(
+      newAnnpForExternalEntity(r, ns, labels1, labels2),
+      newAnnpForExternalEntity(r, ns, labels2, labels1),
+    );
+    w.externalEntities!.push(newExternalEntity(r, ns, labels1), newExternalEntity(r, ns, labels2));
+  }
+  return w;
+}
+
 export const WORKLOADS: Record<string, (r: Rand) => Workload> = {
   SmallNamespaces: smallNamespaces,
   LargeNamespaces: largeNamespaces,
   OneNamespace: oneNamespace,
   NetpolPerPod: netpolPerPod,
   ClusterScoped: clusterScoped,
+  ANNPPerExternalEntity: annpPerExternalEntity,
 };
 
 /** Antrea's reference numbers (research notes §3.1), where published. */
@@ -190,4 +248,5 @@ export const ANTREA_REFERENCE: Record<string, string> = {
   SmallNamespaces: '5.84-6.42 s, 1522-1708 MB',
   OneNamespace: '10.66 s, 1157 MB',
   NetpolPerPod: '1.86-24.97 s, 170-198 MB (PR #2333)',
+  ANNPPerExternalEntity: 'limit 10 s',
 };
