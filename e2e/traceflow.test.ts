@@ -148,4 +148,68 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
     const other = await trace(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=81']);
     expect(nodeResult(other, N2)?.observations?.at(-1)).toMatchObject({ action: 'Delivered' });
   });
+  /** Runs `antctl traceflow` for live traffic while a's netns opens TCP connections to c:port. */
+  async function traceLive(args: string[], port: number): Promise<TraceflowResult> {
+    let done = false;
+    const result = trace(args).finally(() => (done = true));
+    const ip = lab.pod(NS, 'c').ips[0]!;
+    while (!done) {
+      await lab.probe({ namespace: NS, name: 'a' }, [{ ip, port, protocol: 'TCP' }], 1_000);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return result;
+  }
+
+  it('live traffic: the first real connection from a to c is traced on both Nodes and captured', async () => {
+    const r = await traceLive(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=81', '-L'], 81);
+    expect(r.phase).toBe('Succeeded');
+    expect(nodeResult(r, N1)?.observations?.at(-1)).toMatchObject({
+      action: 'Forwarded',
+      tunnelDstIP: lab.node(N2).nodeIp,
+    });
+    expect(nodeResult(r, N2)?.observations?.at(-1)).toMatchObject({ action: 'Delivered', pod: `${NS}/c` });
+    expect((r as { capturedPacket?: unknown }).capturedPacket).toMatchObject({
+      srcIP: lab.pod(NS, 'a').ips[0],
+      dstIP: lab.pod(NS, 'c').ips[0],
+      transportHeader: { tcp: { dstPort: 81 } },
+    });
+  });
+
+  it('dropped-only live traffic reports only the Node that dropped the packet', async () => {
+    const r = await traceLive(
+      ['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=80', '-L', '--dropped-only'],
+      80,
+    );
+    expect(r.phase).toBe('Succeeded');
+    expect(r.results?.map((n) => n.node)).toEqual([N2]);
+    expect(nodeResult(r, N2)?.observations?.at(-1)).toMatchObject({
+      action: 'Dropped',
+      networkPolicy: 'AntreaClusterNetworkPolicy:tf-deny-a',
+      networkPolicyRule: 'drop-a-80',
+    });
+  });
+
+  it('a Traceflow no Node can start fails after its timeout and gives its tag back', async () => {
+    await lab.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'crd.antrea.io/v1beta1',
+        kind: 'Traceflow',
+        metadata: { name: 'tf-ghost' },
+        spec: {
+          source: { namespace: NS, pod: 'ghost' },
+          destination: { namespace: NS, pod: 'c' },
+          timeout: 2,
+        },
+      }),
+    });
+    await lab.kubectl([
+      'wait',
+      '--for=jsonpath={.status.phase}=Failed',
+      '--timeout=60s',
+      'traceflow/tf-ghost',
+    ]);
+    const tf = JSON.parse(await lab.kubectl(['get', 'traceflow', 'tf-ghost', '-o', 'json'])) as Traceflow;
+    expect(tf.status).toMatchObject({ phase: 'Failed', reason: 'Traceflow timeout', dataplaneTag: 0 });
+    await lab.kubectl(['delete', 'traceflow', 'tf-ghost']);
+  });
 });
