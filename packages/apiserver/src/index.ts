@@ -67,6 +67,7 @@ export { nodeScope } from './node-scope.js';
 export {
   type ApiRequest,
   type ListOptions,
+  RawResponse,
   type ResourceDefinition,
   type ResourceHandler,
   ResourceRegistry,

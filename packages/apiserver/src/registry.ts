@@ -49,13 +49,24 @@ export interface WatchHandle {
 }
 
 /**
+ * A `get` result sent as it is rather than encoded with the negotiated codec: a download such as
+ * a support bundle archive (Kubernetes' rest.ResourceStreamer).
+ */
+export class RawResponse {
+  constructor(
+    readonly contentType: string,
+    readonly body: Uint8Array,
+  ) {}
+}
+
+/**
  * The operations a resource supports. Each is optional; a verb listed in the definition without
  * its operation is a registration error. Errors thrown as ApiError become Kubernetes Status
  * responses; anything else is logged and answered with 500 without details.
  */
 export interface ResourceHandler {
   list?(req: ApiRequest): Promise<ApiObject> | ApiObject;
-  get?(req: ApiRequest): Promise<ApiObject> | ApiObject;
+  get?(req: ApiRequest): Promise<ApiObject | RawResponse> | ApiObject | RawResponse;
   /** Starts sending events to `sink`; returns once set up (the stream stays open until closed). */
   watch?(req: ApiRequest, sink: WatchSink): Promise<WatchHandle | undefined> | WatchHandle | undefined;
   create?(req: ApiRequest): Promise<ApiObject> | ApiObject;

@@ -26,13 +26,14 @@ import { HealthChecks } from './health.js';
 import { type HttpRequest, type HttpResponse, headersDistinct } from './http-types.js';
 import { parseListOptions } from './list-options.js';
 import { ApiServerMetrics } from './metrics.js';
-import type {
-  ApiRequest,
-  ResourceDefinition,
-  ResourceHandler,
-  ResourceRegistry,
-  WatchHandle,
-  WatchSink,
+import {
+  type ApiRequest,
+  RawResponse,
+  type ResourceDefinition,
+  type ResourceHandler,
+  type ResourceRegistry,
+  type WatchHandle,
+  type WatchSink,
 } from './registry.js';
 import { type RequestInfo, type ResourceRequestInfo, resolveRequestInfo, type Verb } from './request-info.js';
 import { ApiError, tooLarge } from './status.js';
@@ -511,8 +512,15 @@ export class ApiServer {
     switch (info.verb) {
       case 'list':
         return this.#sendObject(req, res, codec, 200, await handler.list!(request));
-      case 'get':
-        return this.#sendObject(req, res, codec, 200, await handler.get!(request));
+      case 'get': {
+        const out = await handler.get!(request);
+        if (out instanceof RawResponse) {
+          res.writeHead(200, { 'content-type': out.contentType, 'content-length': out.body.length });
+          res.end(req.method === 'HEAD' ? undefined : out.body);
+          return;
+        }
+        return this.#sendObject(req, res, codec, 200, out);
+      }
       case 'create': {
         request.body = await this.#readBody(req);
         return this.#sendObject(req, res, codec, 201, await handler.create!(request));

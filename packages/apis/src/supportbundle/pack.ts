@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CollectedBundle } from './bundle-state.js';
-import type { Redactor } from './redact.js';
+import type { BundleCollector, CollectedBundle } from './bundle-state.js';
+import { Redactor } from './redact.js';
 import { tarGz } from './tar.js';
 
 /** One file of a bundle, before redaction. */
@@ -17,4 +17,19 @@ export function packBundle(files: readonly BundleFile[], redactor: Redactor, now
   const mtime = Math.floor(now.getTime() / 1000);
   const archive = tarGz(files.map((f) => ({ name: f.name, data: redactor.redact(f.content), mtime })));
   return { archive, sum: createHash('sha256').update(archive).digest('hex') };
+}
+
+/**
+ * A component's BundleCollector from its file collection: every file is redacted with the
+ * component's known secrets (asked for at each collection: tokens rotate) before packing.
+ */
+export function redactingCollector(
+  collect: (since: string | undefined) => Promise<BundleFile[]> | BundleFile[],
+  secrets: () => Promise<string[]>,
+  now: () => Date,
+): BundleCollector {
+  return async (since) => {
+    const files = await collect(since);
+    return packBundle(files, new Redactor({ secrets: await secrets() }), now());
+  };
 }

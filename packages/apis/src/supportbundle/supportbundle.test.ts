@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SupportBundleState } from './bundle-state.js';
+import { LogRing } from './log-ring.js';
 import { packBundle } from './pack.js';
+import { processReport } from './process-report.js';
 import { REDACTED, Redactor } from './redact.js';
+import { parseSince } from './since.js';
 import { tarGz } from './tar.js';
 
 const KEY = [
@@ -140,5 +143,36 @@ describe('SupportBundleState', () => {
   it('packBundle redacts before packing', () => {
     const raw = execFileSync('gzip', ['-dc'], { input: bundle.archive });
     expect(raw.includes(Buffer.from('eyJzdWIi'))).toBe(false);
+  });
+});
+
+describe('LogRing', () => {
+  it('keeps the newest lines within its budget and filters by time', () => {
+    const ring = new LogRing({ maxBytes: 60 });
+    ring.write('{"time":1000,"msg":"a"}\n{"time":2000,');
+    ring.write('"msg":"b"}\n');
+    expect(ring.text()).toBe('{"time":1000,"msg":"a"}\n{"time":2000,"msg":"b"}\n');
+    expect(ring.text(1500)).toBe('{"time":2000,"msg":"b"}\n');
+    ring.write('{"time":3000,"msg":"c"}\n');
+    expect(ring.text()).toBe('{"time":2000,"msg":"b"}\n{"time":3000,"msg":"c"}\n');
+  });
+});
+
+describe('parseSince', () => {
+  it('reads Go-style relative durations', () => {
+    expect(parseSince('30s')).toBe(30_000);
+    expect(parseSince('1h30m')).toBe(5_400_000);
+    expect(parseSince('2.5h')).toBe(9_000_000);
+    expect(parseSince('')).toBeUndefined();
+    expect(parseSince('5 minutes')).toBeUndefined();
+    expect(parseSince('5x')).toBeUndefined();
+  });
+});
+
+describe('processReport', () => {
+  it('has the JavaScript stack and no environment', () => {
+    const r = JSON.parse(processReport()) as { report: Record<string, unknown> };
+    expect(r.report['javascriptStack']).toBeDefined();
+    expect(r.report['environmentVariables']).toBeUndefined();
   });
 });
