@@ -10,10 +10,12 @@ import {
   InformerNodeSource,
   KubeAgentInfoWriter,
   KubeTraceflowApi,
+  LogLevelControl,
   netnsPathExists,
   OfConnection,
   ShellCommandRunner,
 } from '@antrea-ts/agent';
+import { LogRing } from '@antrea-ts/apis';
 import { OpenFlowBridge } from '@antrea-ts/openflow';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -22,7 +24,17 @@ import { loadOptions } from './options.js';
 
 async function main(): Promise<number> {
   const options = loadOptions(process.argv, process.env);
-  const logger = pino({ level: options.logLevel });
+  // Logs go to stdout and to an in-memory ring for support bundles; /loglevel changes every logger.
+  const logRing = new LogRing();
+  const logLevel = new LogLevelControl();
+  const logger = pino(
+    { level: options.logLevel, onChild: logLevel.onChild },
+    pino.multistream([
+      { level: 'trace', stream: process.stdout },
+      { level: 'trace', stream: logRing },
+    ]),
+  );
+  logLevel.track(logger);
   const kubeConfig = new KubeConfig();
   if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
   else kubeConfig.loadFromDefault();
@@ -94,6 +106,20 @@ async function main(): Promise<number> {
     packetIn,
     policyAuditLog,
     traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
+    logLevel,
+    supportBundle: {
+      logs: logRing,
+      logDirs: [options.policyAuditLogDir, ...options.bundleLogDirs],
+      ...(options.configFile ? { configText: await readFile(options.configFile, 'utf8') } : {}),
+      // The agent's own credentials: whatever shape they have, their values never reach a bundle.
+      secrets: async () => {
+        const user = kubeConfig.getCurrentUser();
+        const saToken = await readFile('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8').catch(
+          () => '',
+        );
+        return [user?.token, user?.password, user?.keyData, saToken].filter((s): s is string => !!s);
+      },
+    },
   });
   try {
     await agent.start(controller.signal);

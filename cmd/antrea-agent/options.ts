@@ -12,6 +12,10 @@ export interface AgentOptions {
   /** Directory of np.log, the audit log of rules with enableLogging. */
   readonly policyAuditLogDir: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** The --config file (its text goes into support bundles, redacted). */
+  readonly configFile: string | undefined;
+  /** Directories whose files go into support bundles besides the audit log dir. */
+  readonly bundleLogDirs: readonly string[];
 }
 
 /**
@@ -76,6 +80,12 @@ export function loadOptions(
       'directory of np.log (rules with enableLogging)',
       '/var/log/antrea/networkpolicy',
     )
+    .option(
+      '--bundle-log-dir <dir>',
+      "also put this directory's files into support bundles (repeatable; e.g. /var/log/openvswitch)",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .addOption(
       new Option('--log-level <level>', 'pino log level')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -96,6 +106,7 @@ export function loadOptions(
     cniConfDir?: string;
     apiPort?: number;
     policyAuditLogDir: string;
+    bundleLogDir: string[];
     logLevel: AgentOptions['logLevel'];
   }>();
   const file: AgentConfFile = o.config
@@ -132,5 +143,7 @@ export function loadOptions(
     ovsRunDir: o.ovsRunDir,
     policyAuditLogDir: o.policyAuditLogDir,
     logLevel: o.logLevel,
+    configFile: o.config,
+    bundleLogDirs: o.bundleLogDir,
   });
 }

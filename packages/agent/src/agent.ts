@@ -9,6 +9,8 @@ import {
   type AgentSnapshot,
   buildAgentInfo,
 } from './agentinfo/agent-info.js';
+import { type AgentSupportBundleOptions, registerAgentExtensions } from './api/agent-extensions.js';
+import { LogLevelControl } from './api/log-level.js';
 import { AgentMetrics } from './api/metrics.js';
 import { buildRestApi } from './api/rest-server.js';
 import { CniPodAdapter } from './cniserver/cni-adapter.js';
@@ -90,6 +92,10 @@ export interface AgentDeps {
   readonly policyAuditLog?: (line: string) => void;
   /** How long start() waits for the first policy realization before serving (default 10 s). */
   readonly policySyncWaitMs?: number;
+  /** Support bundle inputs (log ring, log dirs, config text, known secrets). */
+  readonly supportBundle?: AgentSupportBundleOptions;
+  /** The process's log verbosity (/loglevel); default: this agent's loggers only. */
+  readonly logLevel?: LogLevelControl;
   /** Traceflow CRs; with `packetIn`, this Node injects and observes Traceflow packets. */
   readonly traceflowApi?: TraceflowApi;
 }
@@ -431,6 +437,8 @@ export class Agent {
           ready: () => this.isReady,
           sw: deps.sw,
           pipeline: this.pipeline,
+          ownedFlows: (owner) => flows.owned(owner),
+          policy: () => this.policy,
           metrics: this.metrics,
           refreshMetrics: () => {
             this.metrics.localPods.set(this.store.size);
@@ -439,6 +447,27 @@ export class Agent {
         },
         this.log,
       );
+      const sb = deps.supportBundle;
+      registerAgentExtensions(this.api, {
+        logLevel: deps.logLevel ?? new LogLevelControl(),
+        enabledGates: new Set([
+          ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats'] : []),
+          ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
+        ]),
+        logger: this.log,
+        logDirs: sb?.logDirs ?? [],
+        runner: deps.nodeRunner,
+        sw: deps.sw,
+        pods: () => this.store.list(),
+        policy: () => this.policy,
+        agentInfo: () => buildAgentInfo(this.snapshot(), (deps.now ?? (() => new Date()))()),
+        config: () => config,
+        secrets: sb?.secrets ?? (async () => []),
+        now: deps.now ?? (() => new Date()),
+        ...(sb?.logs ? { logs: sb.logs } : {}),
+        ...(sb?.configText !== undefined ? { configText: sb.configText } : {}),
+        ...(deps.ovsdb ? { ovsdb: deps.ovsdb } : {}),
+      });
       await this.api.listen({ host: config.apiBindAddress, port: config.apiPort });
     }
     if (deps.agentInfoWriter) {

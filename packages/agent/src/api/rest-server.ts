@@ -1,13 +1,13 @@
-import { formatFlow } from '@antrea-ts/openflow';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
 import type { Pipeline } from '../openflow/pipeline.js';
 import type { AgentMetrics } from './metrics.js';
+import { type OvsFlowsSource, registerOvsFlowsRoute } from './ovsflows-route.js';
 
 /** What the REST API reads; the Agent provides it. */
-export interface AgentApiSource {
+export interface AgentApiSource extends OvsFlowsSource {
   pods(): PodInterface[];
   agentInfo(): object;
   ready(): boolean;
@@ -55,20 +55,7 @@ export function buildRestApi(src: AgentApiSource, logger: Logger): FastifyInstan
       .filter((p) => (!name || p.podName === name) && (!namespace || p.podNamespace === namespace))
       .map(podInterfaceResponse);
   });
-  app.get<{ Querystring: { table?: string } }>('/ovsflows', async (req, reply) => {
-    let table: number | undefined;
-    if (req.query.table !== undefined) {
-      const t = req.query.table;
-      table = /^\d+$/.test(t)
-        ? Number(t)
-        : src.pipeline.has(t as never)
-          ? src.pipeline.id(t as never)
-          : undefined;
-      if (table === undefined) return reply.code(400).send({ error: `unknown table ${t}` });
-    }
-    const flows = await src.sw.dumpFlows(table === undefined ? {} : { table });
-    return flows.map((f) => ({ flow: formatFlow(f, { stats: true }) }));
-  });
+  registerOvsFlowsRoute(app, src);
   app.get('/agentinfo', async () => src.agentInfo());
   return app;
 }

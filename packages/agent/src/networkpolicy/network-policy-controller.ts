@@ -120,6 +120,11 @@ export class NetworkPolicyController implements PolicyWatchSink {
     this.options.connection.close();
   }
 
+  /** The rules realized on this Node with their conjunction ids (agent API, support bundles). */
+  realizedRules(): readonly RealizedRule[] {
+    return this.realized;
+  }
+
   /** Resolves once the initial state of all three resources has been realized. */
   waitSynced(): Promise<void> {
     if (this.everSynced && !this.running) return Promise.resolve();

@@ -117,6 +117,13 @@ export class RuleCache {
     return [...this.policies.keys()];
   }
 
+  /** The groups of one kind as received, sorted by name (agent API, support bundles). */
+  groupList(kind: 'appliedtogroups' | 'addressgroups'): { name: string; members: GroupMember[] }[] {
+    return [...this.groups(kind)]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, members]) => ({ name, members: [...members.values()] }));
+  }
+
   /** Every rule of every policy, joined with groups and local Pods, in a stable order. */
   rules(): CompletedRule[] {
     const out: CompletedRule[] = [];
