@@ -1,6 +1,8 @@
 // antrea-controller: composition root. Loads options, builds the kube client configuration and
 // AntreaController (informers -> compute -> stores -> API server, NodeIPAM, monitoring), and
 // links SIGTERM/SIGINT to one AbortController.
+
+import { LogRing } from '@antrea-ts/apis';
 import { AntreaController, KubeTraceflowStore, TraceflowController } from '@antrea-ts/controller';
 import { Dashboard, KubeClusterReader } from '@antrea-ts/dashboard';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -9,15 +11,32 @@ import { loadOptions } from './options.js';
 
 async function main(): Promise<number> {
   const options = loadOptions(process.argv, process.env);
-  const logger = pino({ level: options.logLevel });
+  // Logs go to stdout and to an in-memory ring that support bundles read.
+  const logRing = new LogRing();
+  const logger = pino(
+    { level: options.logLevel },
+    pino.multistream([
+      { level: 'trace', stream: process.stdout },
+      { level: 'trace', stream: logRing },
+    ]),
+  );
   const kubeConfig = new KubeConfig();
   if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
   else kubeConfig.loadFromDefault();
+  // The controller's own credentials never reach a support bundle, whatever their shape.
+  const secrets = async () => {
+    const user = kubeConfig.getCurrentUser();
+    return [user?.token, user?.password, user?.keyData].filter((s): s is string => !!s);
+  };
 
   const abort = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => abort.abort());
 
-  const controller = new AntreaController(options.controller, { logger, kubeConfig });
+  const controller = new AntreaController(options.controller, {
+    logger,
+    kubeConfig,
+    supportBundle: { logs: logRing, secrets },
+  });
   const dashboard = options.dashboard
     ? new Dashboard(options.dashboard, { logger, cluster: new KubeClusterReader(kubeConfig), controller })
     : undefined;

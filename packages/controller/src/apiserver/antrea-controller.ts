@@ -1,4 +1,4 @@
-import { CONTROLLER_API_PORT } from '@antrea-ts/apis';
+import { CONTROLLER_API_PORT, type LogRing, SupportBundleState } from '@antrea-ts/apis';
 import {
   ApiServer,
   type ApiServerOptions,
@@ -31,7 +31,9 @@ import { NodeIpamController } from '../nodeipam/node-ipam-controller.js';
 import { protobufCodec } from '../protobuf-codec.js';
 import { KubeStatusWriter } from '../status/kube-status-writer.js';
 import { StatusController } from '../status/status-controller.js';
-import { RamStore } from '../store/ram-store.js';
+import { RamStore, type SpannedObject } from '../store/ram-store.js';
+import { controllerBundleCollector } from '../supportbundle/controller-collectors.js';
+import { registerSupportBundleResource } from '../supportbundle/supportbundle-resource.js';
 import { initializeTiers } from '../tier-initializer.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
 import { KubeWebhookConfigurationClient, WebhookCaInjector } from '../webhook/ca-injector.js';
@@ -81,6 +83,8 @@ export interface AntreaControllerDeps {
   /** Test doubles; default client-node informers. */
   informers?: PolicyInformers;
   metricsRegistry?: Registry;
+  /** Support bundle inputs: the process's recent log lines and values known to be secret. */
+  supportBundle?: { logs?: LogRing; secrets?: () => Promise<string[]> };
 }
 
 /**
@@ -100,6 +104,8 @@ export class AntreaController {
   readonly metricsRegistry: Registry;
   readonly nodeIpam: NodeIpamController | undefined;
   readonly controllerInfo: ControllerInfoReporter;
+  /** system.antrea.io supportbundles/controller. */
+  readonly supportBundle: SupportBundleState;
   readonly #log: Logger;
   readonly #config: AntreaControllerConfig;
   readonly #engine: TimedPolicyEngine;
@@ -183,6 +189,25 @@ export class AntreaController {
         dispatched: (resource, ms) => metrics?.fanoutDuration.observe({ resource }, ms / 1000),
       },
     });
+    const sb = deps.supportBundle;
+    const items = <T extends SpannedObject>(store: RamStore<T>) => store.list().items.map((v) => v.object);
+    this.supportBundle = new SupportBundleState(
+      'controller',
+      controllerBundleCollector({
+        ...(sb?.logs ? { logs: sb.logs } : {}),
+        controllerInfo: () => this.controllerInfo.current(),
+        config: () => config,
+        connectedAgents: () => [...this.api.connectedNodes()],
+        networkPolicies: () => items(this.networkPolicies),
+        appliedToGroups: () => items(this.appliedToGroups),
+        addressGroups: () => items(this.addressGroups),
+        secrets: sb?.secrets ?? (async () => []),
+        now: () => clock.now(),
+      }),
+      () => clock.now(),
+      (err) => this.#log.warn({ err }, 'support bundle collection failed'),
+    );
+    registerSupportBundleResource(registry, this.supportBundle);
     metrics = new ControllerMetrics(this.metricsRegistry, {
       counts,
       watchers: () => ({
