@@ -16,7 +16,7 @@ describe('supportbundle', () => {
     expect(CLUSTERINFO_SOURCES.some((s) => /secret/i.test(s.path))).toBe(false);
   });
 
-  it('in the agent Pod asks the local agent for its bundle and waits until Collected', async () => {
+  it('in the agent Pod asks the local agent for its bundle, waits until Collected and downloads it', async () => {
     let fakes: ReturnType<typeof fakeConnections> | undefined;
     let gets = 0;
     const deps = captureDeps({
@@ -36,17 +36,21 @@ describe('supportbundle', () => {
                 metadata: { deletionTimestamp: '2026-11-21T10:30:00Z' },
               },
             };
+          })
+          .on('GET', '/apis/system.antrea.io/v1beta1/supportbundles/agent/download', {
+            body: Buffer.from('tar.gz bytes'),
           });
         return fakes;
       },
     });
-    expect(await runAntctl(['supportbundle'], deps)).toBe(0);
+    expect(await runAntctl(['supportbundle', '-d', 'out'], deps)).toBe(0);
     expect(gets).toBe(3);
     expect(fakes?.agentFake.requests[0]).toMatchObject({
       method: 'POST',
       body: { metadata: { name: 'agent' } },
     });
-    expect(deps.stdoutText()).toBe('Created bundle under /tmp\nExpire time: 2026-11-21T10:30:00Z\n');
+    expect(deps.stdoutText()).toBe('Collected out/agent.tar.gz\nExpire time: 2026-11-21T10:30:00Z\n');
+    expect(deps.files.get('out/agent.tar.gz')?.toString()).toBe('tar.gz bytes');
   });
 });
 

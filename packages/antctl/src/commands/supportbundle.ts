@@ -65,8 +65,13 @@ interface Target {
   readonly route: Route;
 }
 
-/** Requests, waits for and downloads one bundle; returns the file written. */
-async function collect(ctx: RunContext, t: Target, dir: string, since: string | undefined): Promise<string> {
+/** Requests, waits for and downloads one bundle; returns the file written and when the server forgets it. */
+async function collect(
+  ctx: RunContext,
+  t: Target,
+  dir: string,
+  since: string | undefined,
+): Promise<{ file: string; expires: string }> {
   const base = `${SYSTEM}/supportbundles`;
   const fctx = (subject: string) => ({ route: t.route, target: t.client.target, subject });
   await send(
@@ -84,14 +89,18 @@ async function collect(ctx: RunContext, t: Target, dir: string, since: string | 
     fctx(`supportbundle "${t.component}"`),
   );
   const deadline = ctx.deps.now().getTime() + BUNDLE_TIMEOUT_MS;
+  let expires = '';
   for (;;) {
     await ctx.deps.sleep(POLL_MS);
-    const sb = await getJson<{ status?: string }>(
+    const sb = await getJson<{ status?: string; metadata?: { deletionTimestamp?: string } }>(
       t.client,
       { path: `${base}/${t.component}` },
       fctx(`supportbundle "${t.component}"`),
     );
-    if (sb.status === 'Collected') break;
+    if (sb.status === 'Collected') {
+      expires = sb.metadata?.deletionTimestamp ?? '';
+      break;
+    }
     if (ctx.deps.now().getTime() > deadline) {
       throw new AntctlError(
         'ANTCTL_TIMEOUT',
@@ -112,7 +121,7 @@ async function collect(ctx: RunContext, t: Target, dir: string, since: string | 
       cause: err,
     });
   }
-  return file;
+  return { file, expires };
 }
 
 async function clusterInfo(kube: ApiClient): Promise<string> {
@@ -209,7 +218,7 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
       route:
         route.kind === 'aggregated' ? { kind: 'aggregated', apiService: 'v1beta1.system.antrea.io' } : route,
     };
-    jobs.push({ node: '', run: () => collect(ctx, t, dir, o.since) });
+    jobs.push({ node: '', run: async () => (await collect(ctx, t, dir, o.since)).file });
   }
   if (!o.controllerOnly) {
     let names: string[] | undefined;
@@ -267,19 +276,16 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
     for (const n of picked) {
       jobs.push({
         node: n.metadata.name,
-        run: async () =>
-          collect(
+        run: async () => {
+          const target = await agentTarget(
             ctx,
-            await agentTarget(
-              ctx,
-              n,
-              byNode.get(n.metadata.name) as AntreaAgentInfo,
-              await getToken(),
-              !!o.insecure,
-            ),
-            dir,
-            o.since,
-          ),
+            n,
+            byNode.get(n.metadata.name) as AntreaAgentInfo,
+            await getToken(),
+            !!o.insecure,
+          );
+          return (await collect(ctx, target, dir, o.since)).file;
+        },
       });
     }
   }
@@ -307,31 +313,19 @@ async function remote(ctx: RunContext, nodeArgs: string[], o: SupportBundleOpts)
   ctx.out(`Support bundles written to ${dir}\n`);
 }
 
-/** In an Antrea Pod: the local API server collects its own bundle into its temp dir. */
-async function local(ctx: RunContext): Promise<void> {
+/**
+ * In an Antrea Pod: the local API server collects its own bundle, which is downloaded into the
+ * directory (Antrea leaves it in the Pod's temp dir; fetching it saves a `kubectl cp`).
+ */
+async function local(ctx: RunContext, o: SupportBundleOpts): Promise<void> {
   const component = ctx.mode.mode;
   const target: Target =
     component === 'agent'
       ? { node: '', component, client: await ctx.conn.agent(), route: { kind: 'agent' } }
       : { node: '', component, client: await ctx.conn.controllerDirect(), route: { kind: 'controller' } };
-  const base = `${SYSTEM}/supportbundles`;
-  const fctx = { route: target.route, target: target.client.target, subject: `supportbundle "${component}"` };
-  await send(target.client, { method: 'POST', path: base, body: { metadata: { name: component } } }, fctx);
-  const deadline = ctx.deps.now().getTime() + BUNDLE_TIMEOUT_MS;
-  for (;;) {
-    await ctx.deps.sleep(POLL_MS);
-    const sb = await getJson<{ status?: string; metadata?: { deletionTimestamp?: string } }>(
-      target.client,
-      { path: `${base}/${component}` },
-      fctx,
-    );
-    if (sb.status === 'Collected') {
-      ctx.out(`Created bundle under /tmp\nExpire time: ${sb.metadata?.deletionTimestamp ?? ''}\n`);
-      return;
-    }
-    if (ctx.deps.now().getTime() > deadline)
-      throw new AntctlError('ANTCTL_TIMEOUT', 'the support bundle was not collected within 5 minutes');
-  }
+  const dir = o.dir ?? `support-bundles_${stamp(ctx.deps.now())}`;
+  const { file, expires } = await collect(ctx, target, dir, o.since);
+  ctx.out(`Collected ${file}\nExpire time: ${expires}\n`);
 }
 
 export function addSupportBundleCommand(program: Command, deps: AntctlDeps): void {
@@ -359,7 +353,7 @@ export function addSupportBundleCommand(program: Command, deps: AntctlDeps): voi
     .option('--insecure', 'Skip TLS verification when connecting to Antrea API.')
     .action(async (nodes: string[], opts: SupportBundleOpts, cmd: Command) => {
       const ctx = runContext(deps, cmd, { insecure: opts.insecure });
-      if (ctx.mode.inPod) await local(ctx);
+      if (ctx.mode.inPod) await local(ctx, opts);
       else await remote(ctx, nodes, opts);
     });
 }
