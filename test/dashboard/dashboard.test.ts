@@ -212,6 +212,13 @@ describe('dashboard in headless Chromium', () => {
     expect(await n2.locator('td').nth(1).innerText()).toBe('Stale');
     expect(await n2.locator('td').nth(3).innerText()).toBe('ControllerConnectionUp');
     expect(await n2.locator('td').nth(4).innerText()).toBe('no');
+    // Problems first.
+    expect(await page.locator('#agent-summary').innerText()).toBe('1 Stale, 1 Healthy');
+    expect(
+      await page
+        .locator('#agents tr[data-node]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-node'))),
+    ).toEqual(['n2', 'n1']);
     const controllerTable = page.locator('#controller');
     expect(await controllerTable.locator('tr').first().innerText()).toContain('Healthy');
     expect(await controllerTable.innerText()).toMatch(/connected agents\s+1/);

@@ -116,6 +116,17 @@ describe('Dashboard', () => {
     );
   });
 
+  it('filters the policies by name and type from the query string', async () => {
+    const { app } = make();
+    const none = await app.inject('/policies?q=nothing&type=K8s');
+    expect(none.body).toContain('<h1>Policies (0 of 1)</h1>');
+    expect(none.body).toContain('No NetworkPolicies match.');
+    expect(none.body).toContain('value="nothing"');
+    const some = await app.inject('/policies?q=drop&type=ACNP');
+    expect(some.body).toContain('<h1>Policies (1)</h1>');
+    expect(some.body).toContain('data-policy="AntreaClusterNetworkPolicy//drop-b"');
+  });
+
   it('creates a Traceflow from a posted form and redirects to its page', async () => {
     const { app, cluster } = make();
     const res = await app.inject({

@@ -9,7 +9,8 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { ClusterReader } from './cluster-reader.js';
 import { DashboardError, ErrorCodes } from './errors.js';
-import { DEFAULT_STALE_AFTER_MS, summarizeAgent, summarizeController } from './health.js';
+import { DEFAULT_STALE_AFTER_MS, type HealthState, summarizeAgent, summarizeController } from './health.js';
+import { type PolicyQuery, selectPolicies } from './policy-filter.js';
 import { type PolicyStatsLike, policyRows } from './policy-rows.js';
 import { type TraceflowForm, traceflowFromForm } from './traceflow-form.js';
 import { healthPage } from './views/health-page.js';
@@ -49,6 +50,8 @@ export interface DashboardDeps {
 }
 
 const HTML = 'text/html; charset=utf-8';
+
+const SEVERITY: Record<HealthState, number> = { Stale: 0, Unknown: 1, Degraded: 2, Healthy: 3 };
 
 /**
  * The controller's web dashboard: cluster health (controller and agents), policies with their
@@ -99,8 +102,8 @@ export class Dashboard {
     app.get('/', async (_req, reply) =>
       reply.type(HTML).send(healthPage(...(await this.#health()), refreshMs)),
     );
-    app.get('/policies', async (_req, reply) =>
-      reply.type(HTML).send(policiesPage(await this.#policies(), refreshMs)),
+    app.get<{ Querystring: PolicyQuery }>('/policies', async (req, reply) =>
+      reply.type(HTML).send(policiesPage(selectPolicies(await this.#policies(), req.query), refreshMs)),
     );
     app.get('/traceflow', async (_req, reply) =>
       reply.type(HTML).send(traceflowListPage(await this.#deps.cluster.traceflows(), { refreshMs: 0 })),
@@ -142,7 +145,8 @@ export class Dashboard {
     const infos = await this.#deps.cluster.agentInfos();
     const agents = infos
       .map((i) => summarizeAgent(i, { nowMs, staleAfterMs, connectedNodes }))
-      .sort((a, b) => a.node.localeCompare(b.node));
+      // Problems first: in a large cluster the agents that need attention lead the table.
+      .sort((a, b) => SEVERITY[a.state] - SEVERITY[b.state] || a.node.localeCompare(b.node));
     return [summarizeController(c.controllerInfo.current(), { nowMs, staleAfterMs }), agents] as const;
   }
 

@@ -2,6 +2,13 @@ import type { AgentSummary, ControllerSummary } from '../health.js';
 import { html } from '../html.js';
 import { age, badge, page } from './layout.js';
 
+/** "3 Healthy, 1 Stale": how many agents are in each state, worst first. */
+function summary(agents: readonly AgentSummary[]): string {
+  const counts = new Map<string, number>();
+  for (const a of agents) counts.set(a.state, (counts.get(a.state) ?? 0) + 1);
+  return [...counts].map(([state, n]) => `${n} ${state}`).join(', ');
+}
+
 export function healthPage(
   controller: ControllerSummary,
   agents: readonly AgentSummary[],
@@ -27,6 +34,7 @@ export function healthPage(
 ${c.failing.length ? html`<tr><th>failing conditions</th><td class="error">${c.failing.join(', ')}</td></tr>` : ''}
 </table>
 <h2>Agents (${agents.length})</h2>
+<p id="agent-summary">${summary(agents)}</p>
 ${
   agents.length === 0
     ? html`<p class="muted">No AntreaAgentInfo yet: no agent has reported.</p>`

@@ -16,6 +16,7 @@ th{background:#e8edf3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .error{color:#c62828;font-weight:600}.muted{color:#6b7785}
 form.traceflow{display:grid;grid-template-columns:max-content 18rem;gap:.4rem .8rem;background:#fff;padding:1rem;border:1px solid #d5dbe3;width:max-content}
 form.traceflow button{grid-column:2}
+form.filter{margin:.5rem 0}
 table.rules{margin:0}table.rules td,table.rules th{font-size:.85rem}
 </style>`);
 

@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from '../html.js';
+import type { PolicyPage } from '../policy-filter.js';
 import type { PolicyRow, PolicyType, RuleRow, Traffic } from '../policy-rows.js';
 import { badge, page } from './layout.js';
 
@@ -30,23 +31,53 @@ function realization(p: PolicyRow): SafeHtml {
 <td class="num realized">${s.currentNodesRealized}/${s.desiredNodesRealized}</td>`;
 }
 
-export function policiesPage(rows: readonly PolicyRow[], refreshMs: number): string {
-  const body = rows.map(
-    (p) => html`<tr data-policy="${p.type}/${p.namespace ?? ''}/${p.name}">
-<td>${SHORT[p.type]}</td><td>${p.namespace ?? ''}</td><td>${p.name}</td>
-<td>${p.tier ?? ''}</td><td class="num">${p.priority ?? ''}</td>${realization(p)}
-<td class="num">${p.spanNodes ?? '-'}</td>${trafficCells(p.traffic)}<td>${rulesTable(p.rules)}</td></tr>`,
+function filterForm(p: PolicyPage): SafeHtml {
+  const types: [string, string][] = [
+    ['', 'all types'],
+    ['ACNP', 'ACNP'],
+    ['ANNP', 'ANNP'],
+    ['K8s', 'K8s NP'],
+  ];
+  return html`<form class="filter" method="get" action="/policies">
+<input id="q" name="q" value="${p.q}" placeholder="namespace/name contains">
+<select id="type" name="type">${types.map(([v, label]) => html`<option value="${v}" ${v === p.type ? html`selected` : ''}>${label}</option>`)}</select>
+<button type="submit">Filter</button></form>`;
+}
+
+function pager(p: PolicyPage): SafeHtml {
+  if (p.pages === 1) return html``;
+  const link = (page: number, label: string) => {
+    const query = new URLSearchParams({
+      ...(p.q ? { q: p.q } : {}),
+      ...(p.type ? { type: p.type } : {}),
+      page: String(page),
+    });
+    return html`<a href="/policies?${query.toString()}">${label}</a>`;
+  };
+  return html`<p class="pager">${p.page > 1 ? link(p.page - 1, '« previous') : ''} page ${p.page} of ${p.pages} ${
+    p.page < p.pages ? link(p.page + 1, 'next »') : ''
+  }</p>`;
+}
+
+export function policiesPage(p: PolicyPage, refreshMs: number): string {
+  const body = p.rows.map(
+    (r) => html`<tr data-policy="${r.type}/${r.namespace ?? ''}/${r.name}">
+<td>${SHORT[r.type]}</td><td>${r.namespace ?? ''}</td><td>${r.name}</td>
+<td>${r.tier ?? ''}</td><td class="num">${r.priority ?? ''}</td>${realization(r)}
+<td class="num">${r.spanNodes ?? '-'}</td>${trafficCells(r.traffic)}<td>${rulesTable(r.rules)}</td></tr>`,
   );
+  const counted = p.matched === p.total ? `${p.total}` : `${p.matched} of ${p.total}`;
   return page(
     { title: 'Policies', section: 'policies', refreshMs },
-    html`<h1>Policies (${rows.length})</h1>
+    html`<h1>Policies (${counted})</h1>
 <p class="muted">Realization is what the agents reported (Antrea-native policies). Span: Nodes the
 controller sends the policy to. Traffic: totals the agents counted since the policy was created.</p>
+${filterForm(p)}${pager(p)}
 ${
-  rows.length === 0
-    ? html`<p class="muted">No NetworkPolicies.</p>`
+  p.rows.length === 0
+    ? html`<p class="muted">No NetworkPolicies${p.matched === p.total ? '' : ' match'}.</p>`
     : html`<table id="policies"><tr><th>type</th><th>namespace</th><th>name</th><th>tier</th><th>priority</th>
 <th>phase</th><th>Nodes realized</th><th>span</th><th>packets</th><th>bytes</th><th>sessions</th><th>rules</th></tr>${body}</table>`
-}`,
+}${pager(p)}`,
   );
 }
