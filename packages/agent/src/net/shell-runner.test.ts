@@ -1,8 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ShellCommandRunner } from './shell-runner.js';
+
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+}
 
 describe('ShellCommandRunner', () => {
   let runner: ShellCommandRunner | undefined;
@@ -32,6 +36,24 @@ describe('ShellCommandRunner', () => {
     );
     await runner.run(['touch', flag]);
     expect(await waiting).toBe('waited\n');
+  });
+});
+
+describe('ShellCommandRunner process hygiene', () => {
+  it('reaps finished commands: no zombie per command under the long-lived shell', async () => {
+    const before = new Set(childrenOf(process.pid));
+    const runner = new ShellCommandRunner();
+    try {
+      await runner.run(['true']);
+      const sh = childrenOf(process.pid).find((pid) => !before.has(pid))!;
+      for (let round = 0; round < 3; round++)
+        await Promise.all(Array.from({ length: 50 }, () => runner.run(['true'])));
+      // The last jobs may still be exiting when their results arrive: give them a moment.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(childrenOf(sh).length).toBeLessThan(5);
+    } finally {
+      runner.stop();
+    }
   });
 });
 

@@ -32,6 +32,8 @@ function removeOrphanedDirs(base: string): void {
   }
 }
 
+const REAP = 'jobs >/dev/null\n';
+
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
 interface Pending {
@@ -80,7 +82,9 @@ export class ShellCommandRunner implements CommandRunner {
       }, options.timeoutMs ?? 30_000);
       this.pending.set(id, { argv, resolve, reject, timer });
       const stdin = options.input === undefined ? '/dev/null' : `${base}.in`;
-      const line = `( ${env}${argv.map(quote).join(' ')} <${stdin} >${base}.out 2>${base}.err; echo "${id} $?" >&3 ) &\n`;
+      // `jobs` makes the shell reap the jobs that have finished: it waits for foreground commands only,
+      // and would otherwise keep one zombie per command for as long as it lives.
+      const line = `( ${env}${argv.map(quote).join(' ')} <${stdin} >${base}.out 2>${base}.err; echo "${id} $?" >&3 ) &\n${REAP}`;
       const write = () => sh.stdin?.write(line);
       if (options.input === undefined) write();
       else writeFile(`${base}.in`, options.input).then(write, reject);
@@ -118,6 +122,8 @@ export class ShellCommandRunner implements CommandRunner {
   }
 
   private onDone(chunk: string): void {
+    // The jobs that reported are about to exit: reap them (and any earlier ones) now, not at the next command.
+    this.sh?.stdin?.write(REAP);
     this.buffered += chunk;
     let nl = this.buffered.indexOf('\n');
     while (nl >= 0) {
