@@ -32,6 +32,7 @@ import {
 } from '@antrea-ts/harness';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { pino } from 'pino';
+import { cpuSince, treeCpu } from './process-cpu.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const LAUNCHER = `${root}cmd/antrea-cni/antrea-cni`;
@@ -191,6 +192,7 @@ function reportLatencies(c: string, lat: number[], total?: number): void {
 
 /** The floor under any Node.js plugin: PODS concurrent `node -e 0`, started the same way. */
 async function nodeFloor(): Promise<void> {
+  const cpu0 = treeCpu();
   const t0 = performance.now();
   const lat = await Promise.all(
     Array.from({ length: PODS }, async () => {
@@ -199,7 +201,9 @@ async function nodeFloor(): Promise<void> {
       return performance.now() - t;
     }),
   );
-  reportLatencies(`node-start-${PODS}-concurrent (floor)`, lat, performance.now() - t0);
+  const c = `node-start-${PODS}-concurrent (floor)`;
+  reportLatencies(c, lat, performance.now() - t0);
+  report(`${c} cpu-per-pod`, 'plugins', cpuSince(cpu0).plugins / PODS, 'ms');
 }
 
 /** PODS concurrent ADDs on one Node, then DELs; `via` is the gRPC client in-process or the plugin binary. */
@@ -236,13 +240,17 @@ async function burst(n: BenchNode, via: 'grpc' | 'plugin'): Promise<void> {
   try {
     for (const cmd of ['ADD', 'DEL'] as const) {
       n.agentMs.length = 0;
+      const cpu0 = treeCpu();
       const t0 = performance.now();
       const lat = await Promise.all(pods.map((_, i) => one(cmd, i)));
       const total = performance.now() - t0;
+      const cpu = cpuSince(cpu0);
       const c = `${cmd.toLowerCase()}-${PODS}-concurrent-${via}`;
       // What the caller sees (for `plugin`: kubelet's view, starting the plugin process included).
       reportLatencies(`${c} end-to-end`, lat, total);
       reportLatencies(`${c} agent-side`, n.agentMs);
+      // CPU per Pod, by kind of process: what the machine's load does not change much.
+      for (const [kind, ms] of Object.entries(cpu)) report(`${c} cpu-per-pod`, kind, ms / PODS, 'ms');
     }
   } finally {
     for (const p of pods) await p.delete();
