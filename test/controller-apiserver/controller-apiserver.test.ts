@@ -554,7 +554,14 @@ describe('antrea-controller against a real kube-apiserver', () => {
       60_000,
       200,
     );
-    const list = JSON.parse(await kube.kubectl(['get', '--raw', `${BASE}/networkpolicies`]));
+    // The controller keeps its CA across restarts (antrea-controller-tls), so the APIService is
+    // not rewritten: the aggregator marks it available again on its own 30 s resync.
+    const list = await waitFor(
+      'aggregator to reach the binary',
+      async () => JSON.parse(await kube.kubectl(['get', '--raw', `${BASE}/networkpolicies`])),
+      60_000,
+      1000,
+    );
     expect(list.items).toHaveLength(1);
     // NodeIPAM from the file: a new Node gets podCIDRs that no other Node has.
     await kube.kubectl(['apply', '-f', '-'], {
