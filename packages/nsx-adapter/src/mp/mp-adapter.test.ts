@@ -16,6 +16,8 @@ import { MpAdapter } from './mp-adapter.js';
 /** MpChannel in memory; `down` makes every call fail like a stopped manager. */
 class FakeMpChannel implements MpChannel {
   down = false;
+  /** This many heartbeats fail (as if NSX went away just for them) before they pass again. */
+  failHeartbeats = 0;
   registered: string | undefined;
   statuses: Record<string, unknown>[] = [];
   inventory: InventoryUpdate[] = [];
@@ -47,6 +49,10 @@ class FakeMpChannel implements MpChannel {
   }
   async reportStatus(info: Record<string, unknown>) {
     this.check();
+    if (this.failHeartbeats > 0) {
+      this.failHeartbeats -= 1;
+      throw new NsxUnreachableError('connect ECONNREFUSED');
+    }
     this.statuses.push(info);
   }
   async getHeartbeatIntervalSeconds() {
@@ -171,6 +177,31 @@ describe('MpAdapter', () => {
     const n = channel.statuses.length;
     channel.down = false;
     await until(() => channel.statuses.length > n && a.health().status === 'UP', 'recovered');
+  });
+
+  it('retries a failed heartbeat with backoff, not a whole heartbeat interval later', async () => {
+    const channel = new FakeMpChannel();
+    channel.registered = 'x';
+    channel.failHeartbeats = 3;
+    const a = adapter(channel, { heartbeatIntervalMs: 60_000, backoffInitialMs: 10, backoffMaxMs: 60_000 });
+    await a.start();
+    await until(() => channel.statuses.length === 1, 'heartbeat after three failures');
+    expect(channel.failHeartbeats).toBe(0);
+    await until(() => a.health().status === 'UP', 'UP');
+  });
+
+  it('notices NSX going away and coming back between heartbeats (through its troubleshooting poll)', async () => {
+    const channel = new FakeMpChannel();
+    channel.registered = 'x';
+    const a = adapter(channel, { heartbeatIntervalMs: 60_000 });
+    await a.start();
+    await until(() => a.health().status === 'UP', 'UP');
+    channel.down = true;
+    await until(() => a.health().status === 'DEGRADED', 'DEGRADED without a heartbeat');
+    expect(a.health().conditions[0]).toMatchObject({ type: 'NSXConnectionUp', reason: 'NSX_UNREACHABLE' });
+    channel.down = false;
+    await until(() => a.health().status === 'UP', 'UP again');
+    expect(channel.statuses).toHaveLength(1);
   });
 
   it('a traceflow whose source is not a Pod of the cluster is reported FAILED; bundles are uploaded', async () => {

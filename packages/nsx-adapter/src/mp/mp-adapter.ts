@@ -222,21 +222,31 @@ export class MpAdapter {
   }
 
   private async heartbeatLoop(signal: AbortSignal): Promise<void> {
+    // Failed heartbeats are retried with backoff rather than a whole interval later, so NSX sees the
+    // cluster again within seconds of coming back.
+    const backoff = new Backoff(this.opts.backoffInitialMs ?? 500, this.opts.backoffMaxMs ?? 30_000);
+    let intervalMs = this.opts.heartbeatIntervalMs ?? 60_000;
     while (!signal.aborted) {
-      let intervalMs = this.opts.heartbeatIntervalMs ?? 60_000;
+      let sleepMs: number;
       try {
         if (this.opts.heartbeatIntervalMs === undefined)
           intervalMs = (await this.opts.channel.getHeartbeatIntervalSeconds()) * 1000;
         await this.heartbeat();
         this.nsxOk(true);
+        backoff.reset();
+        sleepMs = intervalMs;
       } catch (err) {
         if (signal.aborted) return;
+        // Warn once per outage; the retries log at debug.
+        const firstFailure = this.nsxCondition.status !== 'FALSE';
         this.nsxOk(false, err);
-        this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'heartbeat failed');
-        // Retry sooner than a full interval so NSX sees the cluster again quickly.
-        intervalMs = Math.min(intervalMs, this.opts.backoffMaxMs ?? 30_000);
+        sleepMs = Math.min(intervalMs, backoff.next());
+        this.log[firstFailure ? 'warn' : 'debug'](
+          { err: err instanceof Error ? err.message : String(err), retryInMs: sleepMs },
+          'heartbeat failed',
+        );
       }
-      await this.clock.sleep(intervalMs, signal);
+      await this.clock.sleep(sleepMs, signal);
     }
   }
 
@@ -278,6 +288,10 @@ export class MpAdapter {
     };
   }
 
+  /**
+   * Polls NSX for troubleshooting work every couple of seconds, and so also notices an NSX outage (and
+   * its end) long before the next heartbeat would.
+   */
   private async troubleshootLoop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
@@ -291,8 +305,10 @@ export class MpAdapter {
           this.activeBundles.add(b.request_id);
           void this.runSupportBundle(b, signal).finally(() => this.activeBundles.delete(b.request_id));
         }
+        if (this.nsxCondition.reason === 'NSX_UNREACHABLE') this.nsxOk(true);
       } catch (err) {
         if (signal.aborted) return;
+        if (AdapterError.is(err) && err.code === 'NSX_UNREACHABLE') this.nsxOk(false, err);
         this.log.debug(
           { err: err instanceof Error ? err.message : String(err) },
           'troubleshooting poll failed',
