@@ -223,6 +223,15 @@ describe('dashboard in headless Chromium', () => {
     expect(await controllerTable.locator('tr').first().innerText()).toContain('Healthy');
     expect(await controllerTable.innerText()).toMatch(/connected agents\s+1/);
     await shot('health');
+    // The open page follows the cluster: n1's agent reports more Pods, the row changes in place.
+    const marker = await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 42;
+      return 42;
+    });
+    await apply([{ ...agentInfo('n1', 0, true), localPodNum: 7 }]);
+    await n1.locator('td', { hasText: /^7$/ }).waitFor({ timeout: 30_000 });
+    // Same document (refreshed in place, not reloaded).
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(marker);
   });
 
   it('shows policies with realization status from the agents and per-rule stats', async () => {
@@ -339,6 +348,13 @@ describe('dashboard in headless Chromium', () => {
       '3',
     ]);
     await shot('policies');
+    // Typing into the filter is not undone by the page's refresh; Enter filters.
+    await page.fill('#q', 'drop');
+    await page.waitForTimeout(3000); // three refresh periods: the field keeps what was typed
+    expect(await page.inputValue('#q')).toBe('drop');
+    await Promise.all([page.waitForURL(/[?&]q=drop/), page.press('#q', 'Enter')]);
+    expect(await page.locator('h1').innerText()).toBe('Policies (1 of 2)');
+    expect(await page.locator('tr[data-policy]').count()).toBe(1);
   });
 
   it('creates a Traceflow from the form and shows its phase and results as they arrive', async () => {

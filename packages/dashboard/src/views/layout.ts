@@ -21,7 +21,8 @@ table.rules{margin:0}table.rules td,table.rules th{font-size:.85rem}
 </style>`);
 
 // Keeps a page current without a frontend framework: fetches the page again and swaps <main>,
-// every data-refresh milliseconds, until the server marks the content final (a finished Traceflow).
+// every data-refresh milliseconds, until the server marks the content final (a finished Traceflow),
+// and not while a field in it has the focus.
 const SCRIPT = trusted(`<script>
 (function () {
   function schedule() {
@@ -29,6 +30,9 @@ const SCRIPT = trusted(`<script>
     var every = Number(main && main.dataset.refresh);
     if (!every || main.dataset.final === 'true') return;
     setTimeout(function () {
+      // Not while something in the page is being typed into (the policies filter).
+      var focused = document.activeElement;
+      if (focused && focused !== document.body && document.querySelector('main').contains(focused)) return schedule();
       fetch(location.href, { headers: { accept: 'text/html' } })
         .then(function (r) { return r.text(); })
         .then(function (text) {
