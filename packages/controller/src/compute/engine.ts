@@ -192,8 +192,12 @@ function nodeIPs(node: V1Node): string[] {
 export class PolicyEngine {
   private readonly log: Logger | undefined;
   private readonly index = new GroupingIndex<MemberPayload>('pod');
-  /** ExternalEntities, matched by the selectors that carry an externalEntitySelector. */
+  /**
+   * ExternalEntities, matched by the selectors that carry an externalEntitySelector. It learns the
+   * Namespaces only once it is first used, so clusters without ExternalEntities pay nothing for it.
+   */
   private readonly eeIndex = new GroupingIndex<MemberPayload>('externalEntity');
+  private eeIndexInUse = false;
   private readonly selectorCache = new SelectorCache();
   private readonly out: EngineOutput;
 
@@ -273,7 +277,7 @@ export class PolicyEngine {
     const prevLabels = this.index.namespaceLabels(name);
     const labels = ns.metadata?.labels ?? {};
     this.index.upsertNamespace(name, labels);
-    this.eeIndex.upsertNamespace(name, labels);
+    if (this.eeIndexInUse) this.eeIndex.upsertNamespace(name, labels);
     this.indexDirty = true;
     if (!prevLabels || !sameLabels(prevLabels, labels))
       for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
@@ -287,7 +291,7 @@ export class PolicyEngine {
 
   deleteNamespace(name: string): void {
     this.index.deleteNamespace(name);
-    this.eeIndex.deleteNamespace(name);
+    if (this.eeIndexInUse) this.eeIndex.deleteNamespace(name);
     this.indexDirty = true;
     this.namespaceLogging.delete(name);
     for (const p of this.policiesByNamespaces) this.dirtyTranslate.add(p);
@@ -307,7 +311,7 @@ export class PolicyEngine {
 
   upsertExternalEntity(ee: CrdExternalEntity): void {
     const ports = externalEntityPorts(ee);
-    this.eeIndex.upsertPod(externalEntityState(ee), (st, prev) =>
+    this.useEEIndex().upsertPod(externalEntityState(ee), (st, prev) =>
       memberPayload('externalEntity', st, ports, prev),
     );
     this.indexDirty = true;
@@ -658,7 +662,16 @@ export class PolicyEngine {
 
   /** The index that evaluates a selector: ExternalEntities for an externalEntitySelector, else Pods. */
   private indexFor(sel: GroupSelector): GroupingIndex<MemberPayload> {
-    return this.eeIndex.holds(sel) ? this.eeIndex : this.index;
+    return this.eeIndex.holds(sel) ? this.useEEIndex() : this.index;
+  }
+
+  /** The ExternalEntity index, told every known Namespace on first use. */
+  private useEEIndex(): GroupingIndex<MemberPayload> {
+    if (!this.eeIndexInUse) {
+      this.eeIndexInUse = true;
+      for (const ns of this.index.listNamespaces()) this.eeIndex.upsertNamespace(ns.name, ns.labels);
+    }
+    return this.eeIndex;
   }
 
   private acquireATG(req: GroupRequest): ATGState {
