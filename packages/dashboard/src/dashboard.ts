@@ -106,7 +106,7 @@ export class Dashboard {
       reply.type(HTML).send(policiesPage(selectPolicies(await this.#policies(), req.query), refreshMs)),
     );
     app.get('/traceflow', async (_req, reply) =>
-      reply.type(HTML).send(traceflowListPage(await this.#deps.cluster.traceflows(), { refreshMs: 0 })),
+      reply.type(HTML).send(traceflowListPage(await this.#deps.cluster.traceflows())),
     );
     app.post<{ Body: TraceflowForm }>('/traceflow', async (req, reply) => {
       checkSameOrigin(req);
@@ -122,7 +122,7 @@ export class Dashboard {
         return reply
           .code(400)
           .type(HTML)
-          .send(traceflowListPage(traceflows, { form, error: err.message, refreshMs: 0 }));
+          .send(traceflowListPage(traceflows, { form, error: err.message }));
       }
       this.#log.info({ traceflow: created }, 'Traceflow created from the dashboard');
       return reply.redirect(`/traceflow/${encodeURIComponent(created)}`, 303);

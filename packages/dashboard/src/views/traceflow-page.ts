@@ -39,7 +39,7 @@ const checkbox = (label: string, field: keyof TraceflowForm, form: TraceflowForm
 /** The form, an error from the last submission if any, and the Traceflows in the cluster. */
 export function traceflowListPage(
   traceflows: readonly Traceflow[],
-  opts: { form?: TraceflowForm; error?: string; refreshMs: number },
+  opts: { form?: TraceflowForm; error?: string } = {},
 ): string {
   const form = opts.form ?? {};
   const rows = [...traceflows]
