@@ -7,6 +7,7 @@ import {
   DEFAULT_FEATURES,
   FlowCache,
   gatewayFlows,
+  isolationFlows,
   OfConnection,
   PacketInHandler,
   Pipeline,
@@ -46,6 +47,11 @@ const PODS = [
   { name: 'b', ofport: 6, mac: '02:00:0a:0a:01:06', ip: '10.10.1.6' },
 ] as const;
 const DROP_CONJ = 42;
+const ALLOW_CONJ = 43;
+const RULES = new Map([
+  [DROP_CONJ, { policy: 'AntreaClusterNetworkPolicy:deny-web', rule: 'drop-a', action: 'Drop' }],
+  [ALLOW_CONJ, { policy: 'K8sNetworkPolicy:x/allow-8080', rule: 'ingress-0', action: 'Allow' }],
+]);
 
 /** The Kubernetes side played in memory: Traceflow events in, results out. */
 class MemoryTraceflowApi implements TraceflowApi {
@@ -164,7 +170,7 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       ['tunnel', tunnelFlows(ctx, TUN)],
       ['peer', remoteNodeTunnelFlows(ctx, PEER, GW.mac)],
       ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
-      // Antrea-native ingress Drop: a may not open TCP 80 on b.
+      // Antrea-native ingress Drop: a may not open TCP 80 on b; a K8s-style Allow of TCP 8080.
       [
         'policy',
         conjunctionFlows(ctx, [
@@ -178,6 +184,17 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
             peer: [{ ip: true, nw_src: PODS[0].ip }],
             appliedTo: [{ reg1: PODS[1].ofport }],
             services: [{ tcp: true, tcp_dst: 80 }],
+          },
+          {
+            conjId: ALLOW_CONJ,
+            direction: 'In',
+            table: 'IngressRule',
+            priority: 200,
+            actionPriority: 190,
+            action: 'Allow',
+            peer: [{ ip: true, nw_src: PODS[0].ip }],
+            appliedTo: [{ reg1: PODS[1].ofport }],
+            services: [{ tcp: true, tcp_dst: 8080 }],
           },
         ]),
       ],
@@ -203,12 +220,8 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
           ipCidr: `${p.ip}/24`,
         })),
       packetOut: (po) => packetIns.sendPacketOut(po),
-      rule: (id) =>
-        id === DROP_CONJ
-          ? { policy: 'AntreaClusterNetworkPolicy:deny-web', rule: 'drop-a', action: 'Drop' }
-          : undefined,
+      rule: (id) => RULES.get(id),
       logger,
-      injectDelayMs: 0,
     });
     handler = new PacketInHandler({
       bridge: packetIns,
@@ -303,7 +316,16 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       });
     expect(out.trim()).toBe('hello');
     const { result, captured } = await api.result('live');
-    expect(result.observations?.at(-1)).toMatchObject({ action: 'Delivered', pod: 'x/b' });
+    expect(result.observations?.slice(1)).toEqual([
+      {
+        component: 'NetworkPolicy',
+        componentInfo: 'IngressRule',
+        action: 'Forwarded',
+        networkPolicy: 'K8sNetworkPolicy:x/allow-8080',
+        networkPolicyRule: 'ingress-0',
+      },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: 'x/b' },
+    ]);
     expect(captured).toMatchObject({
       srcIP: PODS[0].ip,
       dstIP: PODS[1].ip,
@@ -316,5 +338,20 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       async () => !(await dump()).some((l) => l.includes('nw_tos=76')) || undefined,
       10_000,
     );
+  });
+
+  it('reports a K8s isolation drop in IngressDefaultRule, and the packet goes no further', async () => {
+    await flows.replace('isolation', isolationFlows(ctx, { ingress: [PODS[1].ofport], egress: [] }));
+    api.run('isolated', 23, {
+      source: { namespace: 'x', pod: 'a' },
+      destination: { namespace: 'x', pod: 'b' },
+      packet: { transportHeader: { udp: { dstPort: 53 } } },
+    });
+    const { result } = await api.result('isolated');
+    expect(result.observations).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: PODS[0].ip },
+      { component: 'NetworkPolicy', componentInfo: 'IngressDefaultRule', action: 'Dropped' },
+    ]);
+    await flows.remove('isolation');
   });
 });

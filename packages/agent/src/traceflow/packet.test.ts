@@ -70,6 +70,7 @@ describe('Traceflow packets', () => {
     const uframe = craftTracePacket(udp);
     expect(l4ChecksumOk(uframe)).toBe(true);
     expect(uframe.readUInt16BE(14 + 6) >> 13).toBe(2);
+    expect(uframe.readUInt16BE(34 + 4)).toBe(8);
     const parsed = parseTracePacket(uframe)!;
     expect(parsed).toMatchObject({ tag: 59, ttl: 3, srcPort: 5353, dstPort: 53 });
     expect(capturedPacket(parsed)).toEqual({

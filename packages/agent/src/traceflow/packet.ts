@@ -89,6 +89,8 @@ export function craftTracePacket(s: TracePacketSpec): Buffer {
   ip.writeUInt16BE(checksum(ip.subarray(0, IP_LEN)), 10);
   l4.copy(ip, IP_LEN);
   const segment = ip.subarray(IP_LEN);
+  // UDP's length covers the padding too (conntrack drops a datagram whose length is wrong).
+  if (s.protocol === IPPROTO.UDP) segment.writeUInt16BE(segment.length, 4);
   const sumAt = s.protocol === IPPROTO.ICMP ? 2 : s.protocol === IPPROTO.TCP ? 16 : 6;
   const sum =
     s.protocol === IPPROTO.ICMP

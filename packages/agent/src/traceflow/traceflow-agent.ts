@@ -33,10 +33,13 @@ export interface TraceflowAgentOptions {
   readonly now?: () => Date;
   readonly random?: () => number;
   /**
-   * How long the sender waits before injecting a packet bound for another Node, so that Node has
-   * installed its flows for the tag (both learn of the Traceflow from the same watch event).
+   * A packet bound for another Node is injected again every `reinjectMs` (500 ms), at most
+   * `maxInjections` (5) times, until the Traceflow ends: that Node learns of the Traceflow from the
+   * same watch event as this one and may not have its flows in for the first copy. Each copy is a
+   * new connection to conntrack (fresh echo id or source port); each Node reports only one.
    */
-  readonly injectDelayMs?: number;
+  readonly reinjectMs?: number;
+  readonly maxInjections?: number;
 }
 
 /** One Running Traceflow on this Node. */
@@ -51,7 +54,8 @@ interface Session {
   timer?: NodeJS.Timeout;
 }
 
-const DEFAULT_INJECT_DELAY_MS = 1000;
+const DEFAULT_REINJECT_MS = 500;
+const DEFAULT_MAX_INJECTIONS = 5;
 const owner = (tag: number) => `traceflow/${tag}`;
 
 /**
@@ -163,25 +167,26 @@ export class TraceflowAgent {
         `Traceflow ${session.name}: no destination IP (a Service destination needs AntreaProxy, which is not there yet)`,
       );
     }
-    const frame = craftTracePacket(
-      tracePacketSpec(
-        tag,
-        spec.packet,
-        { srcMac: src.mac, srcIp: src.ip, dstIp, dstMac: dstPod?.mac ?? this.o.node.gatewayMac },
-        this.random,
-      ),
-    );
+    const ends = { srcMac: src.mac, srcIp: src.ip, dstIp, dstMac: dstPod?.mac ?? this.o.node.gatewayMac };
     const inject = () =>
       this.o
-        .packetOut({ inPort: src.ofport, packet: frame, actions: [{ type: 'output', port: OFPP.TABLE }] })
+        .packetOut({
+          inPort: src.ofport,
+          packet: craftTracePacket(tracePacketSpec(tag, spec.packet, ends, this.random)),
+          actions: [{ type: 'output', port: OFPP.TABLE }],
+        })
         .catch((err) =>
           this.log.warn({ err, traceflow: session.name }, 'injecting the Traceflow packet failed'),
         );
-    if (dstPod) await inject();
-    else {
-      session.timer = setTimeout(() => void inject(), this.o.injectDelayMs ?? DEFAULT_INJECT_DELAY_MS);
-      session.timer.unref?.();
-    }
+    await inject();
+    // A local destination is traced by this Node's flows, which are in; a remote one may not be yet.
+    if (dstPod) return;
+    let injections = 1;
+    session.timer = setInterval(() => {
+      if (++injections >= (this.o.maxInjections ?? DEFAULT_MAX_INJECTIONS)) clearInterval(session.timer);
+      void inject();
+    }, this.o.reinjectMs ?? DEFAULT_REINJECT_MS);
+    session.timer.unref?.();
   }
 
   private liveMatch(tf: Traceflow, src?: PodInterface, dst?: PodInterface): LiveTrafficMatch {
@@ -221,7 +226,7 @@ export class TraceflowAgent {
     const tag = this.byName.get(name);
     if (tag === undefined) return;
     const s = this.sessions.get(tag);
-    if (s?.timer) clearTimeout(s.timer);
+    if (s?.timer) clearInterval(s.timer);
     this.byName.delete(name);
     this.sessions.delete(tag);
     await this.o.flows
