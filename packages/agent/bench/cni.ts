@@ -1,6 +1,6 @@
 // CNI ADD latency under a burst and Pod-to-Pod TCP throughput through the agent's pipeline, on a lab
 // of netns Nodes with userspace OVS (needs root, OVS and the kube binaries, like the integration tests).
-//   npm run bench:cni -w @antrea-ts/agent [-- --json] [-- --pods N] [-- --seconds S] [-- --rounds R]
+//   npm run bench:cni -w @antrea-ts/agent [-- --json] [-- --pods N] [-- --seconds S] [-- --rounds R] [-- --part adds|throughput]
 // --json prints one line per measurement: {"bench","case","metric","value","unit"}.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -51,8 +51,10 @@ const arg = (name: string, dflt: number) => {
   return i >= 0 ? Number(argv[i + 1]) : dflt;
 };
 const PODS = arg('--pods', 30);
-const SECONDS = arg('--seconds', 5);
-const ROUNDS = arg('--rounds', 3);
+const SECONDS = arg('--seconds', 4);
+const ROUNDS = arg('--rounds', 5);
+/** `adds` (the ADD/DEL bursts), `throughput` (iperf3), or both (default). */
+const PART = argv.includes('--part') ? argv[argv.indexOf('--part') + 1] : 'all';
 const logAt = argv.indexOf('--log-level');
 const logger = pino({ level: logAt >= 0 ? (argv[logAt + 1] ?? 'info') : 'silent' }, pino.destination(2));
 
@@ -276,6 +278,9 @@ async function iperf(server: Netns, client: Netns, ip: string): Promise<number> 
       '5201',
       '-t',
       String(SECONDS),
+      // Leave TCP slow start out of the average.
+      '-O',
+      '1',
       '-J',
     ]);
     let s = '';
@@ -290,7 +295,32 @@ async function iperf(server: Netns, client: Netns, ip: string): Promise<number> 
   return bits / 1e6;
 }
 
-/** Two Pods on br-int (our pipeline), and two namespaces on a plain NORMAL bridge of the same OVS. */
+/** A bridge of the Node's OVS with two namespaces (client, server) on `prefix`.1 and .2. */
+async function referenceBridge(
+  n: BenchNode,
+  bridge: string,
+  prefix: string,
+  made: Netns[],
+): Promise<{ client: Netns; server: Netns; serverIp: string }> {
+  await n.node.ovs.vsctl(['add-br', bridge, '--', 'set', 'bridge', bridge, 'datapath_type=netdev']);
+  const ends: Netns[] = [];
+  for (const i of [1, 2]) {
+    const ns = await createNetns(`ats-${uniqueTag()}-r${i}`);
+    made.push(ns);
+    ends.push(ns);
+    const host = `nb${uniqueTag()}`;
+    await createVethPair(
+      { name: 'eth0', netns: ns.name, mtu: 1450 },
+      { name: host, netns: n.node.netns.name },
+    );
+    await disableTxChecksumOffload('eth0', ns.name);
+    await ns.exec(['ip', 'addr', 'add', `${prefix}.${i}/24`, 'dev', 'eth0']);
+    await n.node.ovs.vsctl(['add-port', bridge, host]);
+  }
+  return { client: ends[0]!, server: ends[1]!, serverIp: `${prefix}.2` };
+}
+
+/** Two Pods on br-int (our pipeline) against reference bridges of the same OVS. */
 async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
   const made: Netns[] = [];
   const addPod = async (n: BenchNode, name: string): Promise<{ ns: Netns; ip: string }> => {
@@ -312,38 +342,51 @@ async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
     const cross = await iperf(c.ns, a.ns, c.ip);
     report('iperf3-cross-node-geneve', 'throughput', cross, 'Mbit/s');
 
-    // The reference: a NORMAL-action bridge in the same ovs-vswitchd, veths with the same offload setting.
+    // References in the same ovs-vswitchd, veths with the same offload setting: a plain NORMAL bridge,
+    // and a NORMAL bridge that also sends every IP packet through conntrack as our pipeline does
+    // (ct() to track, ct(commit) for new connections): what is left between that one and our pipeline
+    // is the pipeline's own cost.
     const ovs = n1.node.ovs;
-    await ovs.vsctl(['add-br', 'br-normal', '--', 'set', 'bridge', 'br-normal', 'datapath_type=netdev']);
-    const x = await createNetns(`ats-${uniqueTag()}-nx`);
-    const y = await createNetns(`ats-${uniqueTag()}-ny`);
-    made.push(x, y);
-    for (const [ns, ip] of [
-      [x, '192.168.77.1'],
-      [y, '192.168.77.2'],
-    ] as const) {
-      const host = `nb${uniqueTag()}`;
-      await createVethPair(
-        { name: 'eth0', netns: ns.name, mtu: 1450 },
-        { name: host, netns: n1.node.netns.name },
-      );
-      await disableTxChecksumOffload('eth0', ns.name);
-      await ns.exec(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'eth0']);
-      await ovs.vsctl(['add-port', 'br-normal', host]);
-    }
-    // Alternate the two cases so that load from elsewhere on the machine hits both alike; medians.
-    const pipes: number[] = [];
-    const normals: number[] = [];
+    const normal = await referenceBridge(n1, 'br-normal', '192.168.77', made);
+    const tracked = await referenceBridge(n1, 'br-ct', '192.168.78', made);
+    await ovs.ofctl(['del-flows', 'br-ct']);
+    for (const flow of [
+      'table=0,priority=10,ip,actions=ct(table=1,zone=65520)',
+      'table=0,priority=0,actions=NORMAL',
+      'table=1,priority=10,ip,ct_state=+trk+new,actions=ct(commit,zone=65520),NORMAL',
+      'table=1,priority=0,actions=NORMAL',
+    ])
+      await ovs.ofctl(['add-flow', 'br-ct', flow]);
+    // Rounds rotate the three cases so that load from elsewhere on the machine hits all alike; the
+    // ratio is taken within each round (neighbours' load drifts more slowly than a round) and the
+    // median over rounds is reported, with the spread.
+    const cases = [
+      { name: 'pipeline', run: () => iperf(b.ns, a.ns, b.ip) },
+      { name: 'normal-bridge', run: () => iperf(normal.server, normal.client, normal.serverIp) },
+      {
+        name: 'normal-bridge-with-conntrack',
+        run: () => iperf(tracked.server, tracked.client, tracked.serverIp),
+      },
+    ];
+    const results = new Map(cases.map((c) => [c.name, [] as number[]]));
     for (let round = 0; round < ROUNDS; round++) {
-      pipes.push(await iperf(b.ns, a.ns, b.ip));
-      normals.push(await iperf(y, x, '192.168.77.2'));
+      for (let k = 0; k < cases.length; k++) {
+        const c = cases[(round + k) % cases.length]!;
+        results.get(c.name)!.push(await c.run());
+      }
     }
-    const pipeline = quantile(pipes, 0.5);
-    const normal = quantile(normals, 0.5);
-    report('iperf3-same-node-pipeline', 'throughput', pipeline, 'Mbit/s');
-    report('iperf3-same-node-normal-bridge', 'throughput', normal, 'Mbit/s');
-    report('iperf3-same-node', 'ratio-pipeline-to-normal', pipeline / normal, 'x');
-    await ovs.vsctl(['del-br', 'br-normal']);
+    for (const [name, mbps] of results) {
+      report(`iperf3-same-node-${name}`, 'throughput-median', quantile(mbps, 0.5), 'Mbit/s');
+    }
+    const pipes = results.get('pipeline')!;
+    for (const ref of ['normal-bridge', 'normal-bridge-with-conntrack']) {
+      const ratios = pipes.map((p, i) => p / results.get(ref)![i]!);
+      const c = `iperf3-same-node-pipeline-to-${ref}`;
+      report(c, 'ratio-median', quantile(ratios, 0.5), 'x');
+      report(c, 'ratio-min', Math.min(...ratios), 'x');
+      report(c, 'ratio-max', Math.max(...ratios), 'x');
+    }
+    await ovs.vsctl(['del-br', 'br-normal', '--', 'del-br', 'br-ct']);
   } finally {
     for (const ns of made) await ns.delete();
   }
@@ -356,10 +399,12 @@ async function main(): Promise<void> {
   try {
     nodes.push(await startNode(kube, underlay, 'bn1', '10.70.0.0/23'));
     nodes.push(await startNode(kube, underlay, 'bn2', '10.70.2.0/23'));
-    await nodeFloor();
-    await burst(nodes[0]!, 'grpc');
-    await burst(nodes[0]!, 'plugin');
-    await throughput(nodes[0]!, nodes[1]!);
+    if (PART !== 'throughput') {
+      await nodeFloor();
+      await burst(nodes[0]!, 'grpc');
+      await burst(nodes[0]!, 'plugin');
+    }
+    if (PART !== 'adds') await throughput(nodes[0]!, nodes[1]!);
   } finally {
     for (const n of nodes) await stopNode(n);
     await kube.stop();
