@@ -1,0 +1,93 @@
+// bench:traceflow — how long a Traceflow takes on the lab, from creating the CR to the controller's
+// Running (tag allocated) and Succeeded (every Node's result in): intra-Node and inter-Node (tunnel)
+// ICMP, N runs each, one at a time. Instance 20 of the lab names (lab20-*, as the Traceflow e2e: do
+// not run both at once). Needs root, OVS and the kube binaries, like the integration tests.
+//   tsc -b test && node dist/test/traceflow/bench-traceflow.js [--json] [--runs 10]
+import type { Traceflow } from '@antrea-ts/apis';
+import { Lab } from '@antrea-ts/lab';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { benchMain, freshLab, labOptions } from '../agent-policy/lab-run.js';
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const runsAt = argv.indexOf('--runs');
+const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 10;
+const options = labOptions(20, '/var/run/antrea-ts-lab-bench-20', pino({ level: 'silent' }));
+const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
+const POLL_MS = 20;
+
+function report(c: string, metric: string, value: number, unit: string): void {
+  const v = Math.round(value * 10) / 10;
+  process.stdout.write(
+    json
+      ? `${JSON.stringify({ bench: 'traceflow', case: c, metric, value: v, unit })}\n`
+      : `${c.padEnd(12)} ${metric.padEnd(16)} ${String(v).padStart(8)} ${unit}\n`,
+  );
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.ceil(q * xs.length) - 1]!;
+
+/** One Traceflow: ms until Running and until Succeeded (throws if it fails). */
+async function once(api: CustomObjectsApi, name: string, dst: string): Promise<[number, number]> {
+  const start = performance.now();
+  await api.createClusterCustomObject({
+    ...CRD,
+    body: {
+      apiVersion: 'crd.antrea.io/v1beta1',
+      kind: 'Traceflow',
+      metadata: { name },
+      spec: {
+        source: { namespace: 'tf', pod: 'a' },
+        destination: { namespace: 'tf', pod: dst },
+        timeout: 30,
+      },
+    },
+  });
+  let running: number | undefined;
+  for (;;) {
+    const tf = (await api.getClusterCustomObject({ ...CRD, name })) as Traceflow;
+    const phase = tf.status?.phase;
+    if (phase && running === undefined) running = performance.now() - start;
+    if (phase === 'Succeeded') {
+      const done = performance.now() - start;
+      await api.deleteClusterCustomObject({ ...CRD, name });
+      return [running!, done];
+    }
+    if (phase === 'Failed') throw new Error(`Traceflow ${name} failed: ${tf.status?.reason}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+async function main(): Promise<void> {
+  const lab = await freshLab(options, 2);
+  try {
+    const [n1, n2] = lab.state.nodes.map((n) => n.name);
+    await lab.createPod({ namespace: 'tf', name: 'a', node: n1! });
+    await lab.createPod({ namespace: 'tf', name: 'b', node: n1! });
+    await lab.createPod({ namespace: 'tf', name: 'c', node: n2! });
+    const kc = new KubeConfig();
+    kc.loadFromFile(lab.kubeconfigPath);
+    const api = kc.makeApiClient(CustomObjectsApi);
+    for (const [c, dst] of [
+      ['intra-Node', 'b'],
+      ['inter-Node', 'c'],
+    ] as const) {
+      const running: number[] = [];
+      const done: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const [r, d] = await once(api, `bench-${dst}-${i}`, dst);
+        running.push(r);
+        done.push(d);
+      }
+      report(c, 'running p50', quantile(running, 0.5), 'ms');
+      report(c, 'succeeded p50', quantile(done, 0.5), 'ms');
+      report(c, 'succeeded p95', quantile(done, 0.95), 'ms');
+      report(c, 'succeeded max', Math.max(...done), 'ms');
+    }
+  } finally {
+    await Lab.down(options);
+  }
+}
+
+benchMain('bench:traceflow', main);
