@@ -1,0 +1,218 @@
+// bench:enforce — time from a NetworkPolicy change to enforcement on real packets, on a 3-Node lab
+// (instance 15: lab15-*). A client Pod on Node 1 opens a fresh TCP connection every few ms to a
+// server on Node 2 (cross-node) and to one on Node 1 (same-node), from a long-lived prober in its
+// netns (enforce-prober.mjs). A policy (a K8s NetworkPolicy, then an Antrea ClusterNetworkPolicy)
+// is flipped through the Kubernetes API between allowing and denying the client; each change is
+// timed from just before the write and from the write's return to the first connection attempt
+// that shows the new behaviour (enforce-detect.ts), per direction. The agents' logs split the time
+// into phases (enforce-breakdown.ts). Needs root, OVS and the kube binaries, like the integration
+// tests.
+//   tsc -b test && node dist/test/agent-policy/bench-enforce.js [--json] [--changes 50]
+//     [--kinds k8s-np,acnp] [--interval-ms 5] [--timeout-ms 200] [--confirm-ms 300]
+import { readFile } from 'node:fs/promises';
+import { pino } from 'pino';
+import { changePhases, parseRealizations } from './enforce-breakdown.js';
+import { percentile, type Want } from './enforce-detect.js';
+import { ProbeStream } from './enforce-probe-stream.js';
+import {
+  type ChangeOutcome,
+  createEnforcePods,
+  flipPolicy,
+  type MeasureOptions,
+  measureChange,
+  POLICY_KINDS,
+  type PolicyKind,
+  PolicyWriter,
+  waitSettled,
+} from './enforce-run.js';
+import { benchMain, freshLab, labOptions } from './lab-run.js';
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+function flag(name: string, fallback: string): string {
+  const at = argv.indexOf(name);
+  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
+}
+const CHANGES = Number(flag('--changes', '50'));
+const KINDS = flag('--kinds', POLICY_KINDS.join(',')).split(',') as PolicyKind[];
+const INTERVAL_MS = Number(flag('--interval-ms', '5'));
+const TIMEOUT_MS = Number(flag('--timeout-ms', '200'));
+const MEASURE: MeasureOptions = { confirmMs: Number(flag('--confirm-ms', '300')), giveUpMs: 30_000 };
+const options = labOptions(15, '/var/run/antrea-ts-lab-bench-15', pino({ level: 'silent' }));
+
+interface Row {
+  table: string;
+  case: string;
+  metric: string;
+  value: number;
+  unit: string;
+}
+const rows: Row[] = [];
+const DIRECTION: Record<Want, string> = { allow: 'deny->allow', deny: 'allow->deny' };
+
+function stats(table: string, c: string, label: string, values: number[]): void {
+  for (const [metric, v] of [
+    [`${label} p50`, percentile(values, 50)],
+    [`${label} p99`, percentile(values, 99)],
+    [`${label} max`, values.length ? Math.max(...values) : Number.NaN],
+  ] as const) {
+    rows.push({ table, case: c, metric, value: Math.round(v * 10) / 10, unit: 'ms' });
+  }
+}
+
+/** Text: one table per `table`, a line per case and a column per metric; --json: a line per value. */
+function print(): void {
+  if (json) {
+    for (const r of rows) {
+      const { table: _, ...line } = r;
+      process.stdout.write(`${JSON.stringify({ bench: 'enforce', ...line })}\n`);
+    }
+    return;
+  }
+  for (const table of new Set(rows.map((r) => r.table))) {
+    const mine = rows.filter((r) => r.table === table);
+    const metrics = [...new Set(mine.map((r) => r.metric))];
+    const cases = [...new Set(mine.map((r) => r.case))];
+    const width = Math.max(...metrics.map((m) => m.length), 7) + 1;
+    process.stdout.write(
+      `\n${table}\n${'case'.padEnd(36)}${metrics.map((m) => m.padStart(width)).join('')}\n`,
+    );
+    for (const c of cases) {
+      const cells = metrics.map((m) => {
+        const r = mine.find((x) => x.case === c && x.metric === m);
+        return String(r ? r.value : '').padStart(width);
+      });
+      process.stdout.write(`${c.padEnd(36)}${cells.join('')}\n`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const lab = await freshLab(options, 3, false);
+  try {
+    const pods = await createEnforcePods(lab);
+    const stream = new ProbeStream({
+      netns: pods.client.netns,
+      targets: pods.servers.map((s) => `${s.pod.ips[0]}:80`),
+      intervalMs: INTERVAL_MS,
+      timeoutMs: TIMEOUT_MS,
+    });
+    const n = pods.servers.length;
+    const outcomes: Array<{ kind: PolicyKind; outcome: ChangeOutcome }> = [];
+    try {
+      await waitSettled(stream, n, MEASURE, 'allow');
+      const writer = new PolicyWriter(lab.kubeconfigPath);
+      for (const kind of KINDS) {
+        await writer.create(flipPolicy(kind, false));
+        await waitSettled(stream, n, MEASURE, 'deny');
+        for (let i = 0; i < 2 * CHANGES; i++) {
+          const want: Want = i % 2 === 0 ? 'allow' : 'deny';
+          const policy = flipPolicy(kind, want === 'allow');
+          const outcome = await measureChange(stream, n, want, () => writer.patch(policy), MEASURE);
+          outcomes.push({ kind, outcome });
+          if (outcome.targets.some((t) => !t.transition)) await waitSettled(stream, n, MEASURE, want);
+        }
+        await writer.delete(flipPolicy(kind, true));
+        await waitSettled(stream, n, MEASURE, 'allow');
+      }
+      for (const [t, server] of pods.servers.entries()) {
+        const interval = Math.round(stream.meanIntervalMs(t) * 10) / 10;
+        rows.push({
+          table: 'prober',
+          case: server.placement,
+          metric: 'mean interval',
+          value: interval,
+          unit: 'ms',
+        });
+      }
+      writer.close();
+    } finally {
+      await stream.stop();
+    }
+
+    const logs = new Map<string, ReturnType<typeof parseRealizations>>();
+    for (const s of pods.servers) {
+      const text = await readFile(lab.layout.log(`${s.pod.node}-antrea-agent`), 'utf8').catch(() => '');
+      logs.set(s.pod.node, parseRealizations(text));
+    }
+    for (const kind of KINDS) {
+      const mine = outcomes.filter((o) => o.kind === kind).map((o) => o.outcome);
+      stats(
+        'API write (ms)',
+        kind,
+        'write',
+        mine.map((o) => o.writeReturn - o.writeStart),
+      );
+      for (const [t, server] of pods.servers.entries()) {
+        for (const want of ['allow', 'deny'] as const) {
+          const c = `${kind} ${server.placement} ${DIRECTION[want]}`;
+          const changes = mine.filter((o) => o.want === want);
+          const hits = changes.flatMap((o) => {
+            const tr = o.targets[t]!.transition;
+            return tr ? [{ o, tr }] : [];
+          });
+          const table = 'change to enforcement on packets (ms)';
+          stats(
+            table,
+            c,
+            'from write',
+            hits.map(({ o, tr }) => tr.enforcedAt - o.writeStart),
+          );
+          stats(
+            table,
+            c,
+            'from return',
+            hits.map(({ o, tr }) => tr.enforcedAt - o.writeReturn),
+          );
+          const count = (metric: string, value: number) =>
+            rows.push({ table, case: c, metric, value, unit: 'changes' });
+          count('n', changes.length);
+          count('missed', changes.length - hits.length);
+          count('unsettled', changes.filter((o) => !o.targets[t]!.settledBefore).length);
+          // Attempts that disagreed with the policy in force (slow connects, or a flapping
+          // datapath), and how many changes had any: a few attempts in one change is a stall.
+          count('stray changes', hits.filter((h) => h.tr.stray > 0).length);
+          rows.push({
+            table,
+            case: c,
+            metric: 'stray attempts',
+            value: hits.reduce((s, h) => s + h.tr.stray, 0),
+            unit: 'attempts',
+          });
+          const phases = hits.flatMap(({ o, tr }) => {
+            const p = changePhases(logs.get(server.pod.node) ?? [], o.writeStart, tr.enforcedAt);
+            return p ? [p] : [];
+          });
+          const ptable = "phases, from the server Node's agent log (ms)";
+          for (const key of ['toAgent', 'agent', 'toPackets'] as const) {
+            const v = phases.map((p) => p[key]);
+            for (const q of [50, 99]) {
+              rows.push({
+                table: ptable,
+                case: c,
+                metric: `${key} p${q}`,
+                value: Math.round(percentile(v, q)),
+                unit: 'ms',
+              });
+            }
+          }
+          rows.push({
+            table: ptable,
+            case: c,
+            metric: 'realizations p50',
+            value: percentile(
+              phases.map((p) => p.realizations),
+              50,
+            ),
+            unit: 'count',
+          });
+        }
+      }
+    }
+    print();
+  } finally {
+    await lab.down();
+  }
+}
+
+benchMain('bench-enforce', main);

@@ -1,0 +1,40 @@
+// What the lab tests and benchmarks of this folder share: where the repository is, a fresh lab
+// on freshly built binaries, and how a benchmark's main ends.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { cachedBinDir } from '@antrea-ts/harness';
+import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import type { Logger } from 'pino';
+
+/** The repository root, whether this module runs from test/ (vitest) or dist/test/ (tsc). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/dist\/$/, '');
+
+export function labOptions(instance: number, stateDir: string, logger: Logger): LabOptions {
+  return { stateDir, instance, artifacts: repoArtifacts(ROOT, cachedBinDir()), logger };
+}
+
+/**
+ * Builds what the lab runs (agent, CNI plugin, controller: a test must not run a stale dist/;
+ * benchmarks leave that to their npm script), removes whatever a previous run of this instance
+ * left, and brings up `nodes` Nodes.
+ */
+export async function freshLab(options: LabOptions, nodes: number, build = true): Promise<Lab> {
+  if (build) {
+    const cmds = ['cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'];
+    await promisify(execFile)('npx', ['tsc', '-b', ...cmds], { cwd: ROOT });
+  }
+  await Lab.down(options);
+  return Lab.up({ ...options, nodes });
+}
+
+/** Runs a benchmark's main: exit 0 when it is done, 1 with the error on stderr. */
+export function benchMain(name: string, main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
