@@ -504,6 +504,20 @@ describe('dashboard in headless Chromium', () => {
     ]);
     expect(await row.locator(':scope > td').nth(7).innerText()).toBe('1');
     expect(log.join('')).toMatch(/"host":"127\.0\.0\.1","port":\d+,"msg":"dashboard listening"/);
+    // The binary also runs the Traceflow controller: a Traceflow from its form goes Running, then,
+    // with no agent to inject the packet, Failed at its timeout; the page follows both.
+    await page.goto(`${url}/traceflow`);
+    await page.fill('#srcNamespace', 'x');
+    await page.fill('#srcPod', 'a1');
+    await page.fill('#dstName', 'b1');
+    await page.fill('#timeout', '3');
+    await Promise.all([page.waitForURL(/\/traceflow\/a1-to-b1-/), page.click('button[type=submit]')]);
+    await page.locator('#phase', { hasText: 'Failed' }).waitFor({ timeout: 60_000 });
+    const tf = (await getJson(['traceflows', new URL(page.url()).pathname.split('/').pop()!])) as Traceflow;
+    expect(tf.status).toMatchObject({ phase: 'Failed', startTime: expect.any(String) });
+    expect(await page.locator('#traceflow').innerText()).toContain(tf.status!.reason!);
+    expect(await page.locator('#no-results').innerText()).toBe('No observations.');
+    await shot('traceflow-failed');
     binary.kill('SIGTERM');
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();

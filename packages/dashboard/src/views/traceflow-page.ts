@@ -93,6 +93,7 @@ function observationRow(o: TraceflowObservation): SafeHtml {
 /** One Traceflow: its request, phase and per-Node observations, refreshed until it ends. */
 export function traceflowPage(tf: Traceflow, refreshMs: number): string {
   const phase = phaseOf(tf);
+  const final = phase === 'Succeeded' || phase === 'Failed';
   const s = tf.status;
   const results = (s?.results ?? []).map(
     (r) => html`<h3>${r.node ?? ''} <span class="muted">(${r.role ?? ''})</span></h3>
@@ -103,7 +104,7 @@ export function traceflowPage(tf: Traceflow, refreshMs: number): string {
       title: `Traceflow ${tf.metadata.name ?? ''}`,
       section: 'traceflow',
       refreshMs,
-      final: phase === 'Succeeded' || phase === 'Failed',
+      final,
     },
     html`<h1>Traceflow ${tf.metadata.name}</h1>
 <table id="traceflow"><tr><th>phase</th><td id="phase">${badge(phase)}</td></tr>
@@ -111,10 +112,11 @@ ${s?.reason ? html`<tr><th>reason</th><td class="error">${s.reason}</td></tr>` :
 <tr><th>source</th><td>${endpoint(tf.spec.source)}</td></tr>
 <tr><th>destination</th><td>${endpoint(tf.spec.destination)}</td></tr>
 <tr><th>protocol</th><td>${protocol(tf.spec)}</td></tr>
+${tf.spec.timeout ? html`<tr><th>timeout</th><td>${tf.spec.timeout} s</td></tr>` : ''}
 ${tf.spec.liveTraffic ? html`<tr><th>mode</th><td>live traffic${tf.spec.droppedOnly ? ', dropped only' : ''}</td></tr>` : ''}
 <tr><th>started</th><td>${s?.startTime ?? '-'}</td></tr></table>
 <h2>Results</h2>
-${results.length ? results : html`<p class="muted" id="no-results">No observations yet.</p>`}
+${results.length ? results : html`<p class="muted" id="no-results">No observations${final ? '' : ' yet'}.</p>`}
 <p><a href="/traceflow">New Traceflow</a></p>`,
   );
 }
