@@ -148,6 +148,9 @@ export class MpAdapter {
     return this.reporter;
   }
 
+  /** Ends the heartbeat loop's wait early (set while it waits). */
+  private wakeHeartbeat: (() => void) | undefined;
+
   private nsxOk(ok: boolean, err?: unknown): void {
     const status = ok ? 'TRUE' : 'FALSE';
     const changed = this.nsxCondition.status !== status;
@@ -246,7 +249,10 @@ export class MpAdapter {
           'heartbeat failed',
         );
       }
-      await this.clock.sleep(sleepMs, signal);
+      const wake = new AbortController();
+      this.wakeHeartbeat = () => wake.abort();
+      await this.clock.sleep(sleepMs, AbortSignal.any([signal, wake.signal]));
+      this.wakeHeartbeat = undefined;
     }
   }
 
@@ -305,7 +311,11 @@ export class MpAdapter {
           this.activeBundles.add(b.request_id);
           void this.runSupportBundle(b, signal).finally(() => this.activeBundles.delete(b.request_id));
         }
-        if (this.nsxCondition.reason === 'NSX_UNREACHABLE') this.nsxOk(true);
+        if (this.nsxCondition.reason === 'NSX_UNREACHABLE') {
+          this.nsxOk(true);
+          // Tell NSX now rather than at the next interval (60 s or more) that the cluster is back.
+          this.wakeHeartbeat?.();
+        }
       } catch (err) {
         if (signal.aborted) return;
         if (AdapterError.is(err) && err.code === 'NSX_UNREACHABLE') this.nsxOk(false, err);
