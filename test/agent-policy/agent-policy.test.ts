@@ -2,23 +2,19 @@
 // antrea-agent binaries in netns Nodes with userspace OVS): the bridge is dumped with ovs-ofctl to
 // check flows per rule, and real TCP packets between Pod netns are allowed or denied. Instance 12
 // of the lab names (lab12-*), so it can run beside a developer's lab and the other lab tests.
-import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { cachedBinDir, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { run } from '@antrea-ts/harness';
+import type { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshLab, labOptions } from './lab-run.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const options: LabOptions = {
-  stateDir: '/var/run/antrea-ts-lab-test-12',
-  instance: 12,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = labOptions(
+  12,
+  '/var/run/antrea-ts-lab-test-12',
+  pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+);
 const N1 = 'lab12-node-1';
 const N2 = 'lab12-node-2';
 let lab: Lab;
@@ -88,13 +84,7 @@ const apply = (o: unknown) => lab.kubectl(['apply', '-f', '-'], { input: JSON.st
 
 describe('agent NetworkPolicy enforcement', () => {
   beforeAll(async () => {
-    await promisify(execFile)(
-      'npx',
-      ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'],
-      { cwd: ROOT },
-    );
-    await Lab.down(options);
-    lab = await Lab.up({ ...options, nodes: 2 });
+    lab = await freshLab(options, 2);
     const ports = [
       { port: 80, protocol: 'TCP' as const },
       { port: 81, protocol: 'TCP' as const },

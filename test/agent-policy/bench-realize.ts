@@ -4,23 +4,17 @@
 // lab names (lab14-*). Needs root, OVS and the kube binaries, like the integration tests.
 //   tsc -b test && node dist/test/agent-policy/bench-realize.js [--json] [--peers 5000,10000,15000]
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { intervalsToCidrs } from '@antrea-ts/agent';
-import { cachedBinDir, run } from '@antrea-ts/harness';
-import { Lab, repoArtifacts } from '@antrea-ts/lab';
+import { run } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
+import { benchMain, labOptions } from './lab-run.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const peersAt = argv.indexOf('--peers');
 const SIZES = (peersAt >= 0 ? argv[peersAt + 1]! : '5000,10000,15000').split(',').map(Number);
-const options = {
-  stateDir: '/var/run/antrea-ts-lab-bench-14',
-  instance: 14,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: 'silent' }),
-};
+const options = labOptions(14, '/var/run/antrea-ts-lab-bench-14', pino({ level: 'silent' }));
 
 function report(c: string, metric: string, value: number, unit: string): void {
   const v = Math.round(value * 100) / 100;
@@ -113,12 +107,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(
-      `bench-realize: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    process.exit(1);
-  },
-);
+benchMain('bench-realize', main);
