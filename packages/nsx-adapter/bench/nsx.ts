@@ -3,15 +3,18 @@
 //     [--policies N --rules N --groups N --pods N]
 // Cases:
 //   ccp: P security policies x R rules over G groups spanned to the cluster; adapter cold start ->
-//        every ClusterNetworkPolicy present in kube-apiserver (realization on Nodes needs the lab);
-//        then one rule change -> the ACNP updated.
+//        every ClusterNetworkPolicy present in kube-apiserver -> every one Realized by a real
+//        antrea-controller (dist/cmd/antrea-controller as a process; no Nodes, so the span is empty
+//        and realization is the controller's computation and status write) -> every policy SUCCESS
+//        in NSX (the adapter's realization reports); then one rule change -> the ACNP updated.
 //   inventory: N Pods created in kube-apiserver directly; MP adapter cold start -> every Pod in the
 //        NSX inventory (batch size 50 = the real adapter's default, and 500).
 // --json prints one line per measurement: {"bench","case","metric","value","unit"}.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startKube } from '@antrea-ts/harness';
+import { freePort, startKube } from '@antrea-ts/harness';
 import {
   CcpAdapter,
   KubeCrdClient,
@@ -64,14 +67,20 @@ async function until(
   }
 }
 
+/** antrea-controller as its own process (as deployed), serving on a free loopback port. */
+async function startController(kubeconfig: string): Promise<ChildProcess> {
+  const port = await freePort();
+  const main = fileURLToPath(new URL('../../../../dist/cmd/antrea-controller/main.js', import.meta.url));
+  const args = ['--kubeconfig', kubeconfig, '--bind-address', '127.0.0.1', '--api-port', String(port)];
+  return spawn(process.execPath, [main, ...args, '--no-publish-ca-bundle', '--no-webhooks'], {
+    stdio: 'ignore',
+  });
+}
+
 async function main(): Promise<void> {
   const kube = await startKube();
-  const sim = new NsxSimServer({
-    logger,
-    store: new SimStore(memoryPersistence, logger),
-    port: 0,
-    auth: false,
-  });
+  const store = new SimStore(memoryPersistence, logger);
+  const sim = new NsxSimServer({ logger, store, port: 0, auth: false });
   const url = await sim.start();
   const nsx = new NsxClient({ baseUrl: url, timeoutMs: 120_000 });
   try {
@@ -80,7 +89,14 @@ async function main(): Promise<void> {
     await kube.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
     const { cert } = await generateClientCertificate(kube.dir, CLUSTER);
     const ccp = await nsx.request<{ node_id: string }>('PUT', `${P}${CLUSTER_PATH}`, { certificate: cert });
-    if (CASES.has('ccp')) await ccpCase(kube.kubeConfig, nsx);
+    if (CASES.has('ccp')) {
+      const controller = await startController(kube.kubeconfigPath);
+      try {
+        await ccpCase(kube.kubeConfig, nsx, store);
+      } finally {
+        controller.kill('SIGTERM');
+      }
+    }
     if (CASES.has('inventory')) await inventoryCase(kube, nsx, ccp.node_id);
   } finally {
     nsx.close();
@@ -90,7 +106,11 @@ async function main(): Promise<void> {
   report.finish();
 }
 
-async function ccpCase(kc: import('@kubernetes/client-node').KubeConfig, nsx: NsxClient): Promise<void> {
+async function ccpCase(
+  kc: import('@kubernetes/client-node').KubeConfig,
+  nsx: NsxClient,
+  store: SimStore,
+): Promise<void> {
   const name = `ccp-${POLICIES}x${RULES}-g${GROUPS}`;
   const D = `${P}/infra/domains/default`;
   for (const { path, body } of policyWorkload({
@@ -131,6 +151,23 @@ async function ccpCase(kc: import('@kubernetes/client-node').KubeConfig, nsx: Ns
   await until(async () => (await count()) >= POLICIES, 'every ACNP', 600_000, 50);
   record(name, 'cold-start-to-all-acnps', ms(t0), 'ms');
   record(name, 'acnps', await count(), 'objects');
+  // Realized: the controller's status on every ACNP; then NSX's own record of each policy (read
+  // from the in-process simulator's state: 500 REST status reads per poll would load what is measured).
+  const realized = async () => {
+    const list = (await api.listClusterCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      plural: 'clusternetworkpolicies',
+    })) as { items: { status?: { phase?: string } }[] };
+    return list.items.filter((o) => o.status?.phase === 'Realized').length;
+  };
+  await until(async () => (await realized()) >= POLICIES, 'every ACNP Realized', 600_000, 250);
+  record(name, 'cold-start-to-all-realized', ms(t0), 'ms');
+  const succeeded = () =>
+    Object.values(store.state.realization).filter((byCluster) => byCluster[CLUSTER]?.state === 'SUCCESS')
+      .length;
+  await until(async () => succeeded() >= POLICIES, 'every policy SUCCESS in NSX', 600_000, 50);
+  record(name, 'cold-start-to-all-success-in-nsx', ms(t0), 'ms');
 
   // One rule change in NSX -> the ACNP in the API.
   const target = (await nsx.request<{ unique_id: string }>('GET', `${D}/security-policies/p7`)).unique_id;
