@@ -113,6 +113,17 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
     expect(table).toMatch(new RegExp(`${N2}\\s+receiver\\s+Forwarding\\s+Delivered\\s+Output; pod ${NS}/c`));
   });
 
+  it('an IP outside the cluster leaves through the gateway (ForwardedOutOfNetwork)', async () => {
+    const r = await trace(['-S', `${NS}/a`, '-D', '198.51.100.7']);
+    expect(r.phase).toBe('Succeeded');
+    expect(r.results).toHaveLength(1);
+    expect(nodeResult(r, N1)?.observations?.at(-1)).toEqual({
+      component: 'Forwarding',
+      componentInfo: 'Output',
+      action: 'ForwardedOutOfNetwork',
+    });
+  });
+
   it('a policy drop names the Antrea-native policy and rule, on the Node that dropped it', async () => {
     await lab.kubectl(['apply', '-f', '-'], {
       input: JSON.stringify({

@@ -99,11 +99,6 @@ export class TraceflowAgent {
     for (const name of [...this.byName.keys()]) await this.end(name);
   }
 
-  /** Tags of the Traceflows this Node follows now. */
-  activeTags(): number[] {
-    return [...this.sessions.keys()];
-  }
-
   private async upsert(tf: Traceflow): Promise<void> {
     const name = tf.metadata.name ?? '';
     const tag = tf.status?.dataplaneTag ?? 0;
@@ -115,6 +110,10 @@ export class TraceflowAgent {
     }
     if (current === tag) return;
     if (current !== undefined) await this.end(name);
+    // A tag comes back to the controller when its Traceflow ends: an end this Node missed must
+    // not leave the old session holding it.
+    const previous = this.sessions.get(tag);
+    if (previous) await this.end(previous.name);
     await this.begin(tf, tag);
   }
 
