@@ -48,6 +48,9 @@ import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
+import { type AgentBundleSource, agentBundleCollector } from './supportbundle/agent-collectors.js';
+import { type BundleUploader, HttpBundleUploader } from './supportbundle/bundle-uploader.js';
+import { SupportBundleCollectionAgent } from './supportbundle/collection-agent.js';
 import type { TraceflowApi } from './traceflow/kube-traceflow-api.js';
 import { tracedRule } from './traceflow/traced-rule.js';
 import { TraceflowAgent } from './traceflow/traceflow-agent.js';
@@ -96,6 +99,8 @@ export interface AgentDeps {
   readonly supportBundle?: AgentSupportBundleOptions;
   /** The process's log verbosity (/loglevel); default: this agent's loggers only. */
   readonly logLevel?: LogLevelControl;
+  /** Where SupportBundleCollection archives go (default: HTTP PUT to the file server). */
+  readonly bundleUploader?: BundleUploader;
   /** Traceflow CRs; with `packetIn`, this Node injects and observes Traceflow packets. */
   readonly traceflowApi?: TraceflowApi;
 }
@@ -139,6 +144,7 @@ export class Agent {
   private policy: NetworkPolicyController | undefined;
   private packetIns: PacketInHandler | undefined;
   private traceflow: TraceflowAgent | undefined;
+  private collections: SupportBundleCollectionAgent | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
@@ -428,6 +434,37 @@ export class Agent {
     // The runtime sends Pods our way only once the conflist exists, i.e. once we can serve them.
     if (config.cniConfDir) await installCniConflist(config.cniConfDir);
 
+    // Support bundles: what they hold (the API serves them; SupportBundleCollections upload them).
+    const sb = deps.supportBundle;
+    const bundleSource: AgentBundleSource = {
+      logDirs: sb?.logDirs ?? [],
+      runner: deps.nodeRunner,
+      sw: deps.sw,
+      pods: () => this.store.list(),
+      policy: () => this.policy,
+      agentInfo: () => buildAgentInfo(this.snapshot(), (deps.now ?? (() => new Date()))()),
+      config: () => config,
+      secrets: sb?.secrets ?? (async () => []),
+      now: deps.now ?? (() => new Date()),
+      ...(sb?.logs ? { logs: sb.logs } : {}),
+      ...(sb?.configText !== undefined ? { configText: sb.configText } : {}),
+      ...(deps.ovsdb ? { ovsdb: deps.ovsdb } : {}),
+    };
+    if (deps.policyConnection) {
+      this.collections = new SupportBundleCollectionAgent({
+        node: config.nodeName,
+        connection: deps.policyConnection,
+        collect: (since, secrets) =>
+          agentBundleCollector({
+            ...bundleSource,
+            secrets: async () => [...(await bundleSource.secrets()), ...secrets],
+          })(since, AbortSignal.timeout(300_000)),
+        uploader: deps.bundleUploader ?? new HttpBundleUploader(),
+        logger: this.log,
+      });
+      this.collections.start();
+    }
+
     // 8. REST API and AntreaAgentInfo.
     if (deps.serveApi !== false) {
       this.api = buildRestApi(
@@ -447,26 +484,14 @@ export class Agent {
         },
         this.log,
       );
-      const sb = deps.supportBundle;
       registerAgentExtensions(this.api, {
+        ...bundleSource,
         logLevel: deps.logLevel ?? new LogLevelControl(),
         enabledGates: new Set([
-          ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats'] : []),
+          ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats', 'SupportBundleCollection'] : []),
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
         ]),
         logger: this.log,
-        logDirs: sb?.logDirs ?? [],
-        runner: deps.nodeRunner,
-        sw: deps.sw,
-        pods: () => this.store.list(),
-        policy: () => this.policy,
-        agentInfo: () => buildAgentInfo(this.snapshot(), (deps.now ?? (() => new Date()))()),
-        config: () => config,
-        secrets: sb?.secrets ?? (async () => []),
-        now: deps.now ?? (() => new Date()),
-        ...(sb?.logs ? { logs: sb.logs } : {}),
-        ...(sb?.configText !== undefined ? { configText: sb.configText } : {}),
-        ...(deps.ovsdb ? { ovsdb: deps.ovsdb } : {}),
       });
       await this.api.listen({ host: config.apiBindAddress, port: config.apiPort });
     }
@@ -496,6 +521,7 @@ export class Agent {
     this.unsubscribePods?.();
     this.packetIns?.stop();
     await this.traceflow?.stop();
+    await this.collections?.stop();
     await this.policy?.stop();
     await this.info?.stop();
     await this.api?.close();

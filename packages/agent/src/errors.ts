@@ -24,6 +24,8 @@ export const AGENT_ERROR_CODES = [
   'AGENT_POLICY_REALIZATION_FAILED',
   /** A Traceflow cannot be run as specified (unknown Pod, protocol, addresses). */
   'AGENT_TRACEFLOW_INVALID',
+  /** A SupportBundleCollection's bundle could not be uploaded (unsupported scheme, server refused). */
+  'AGENT_BUNDLE_UPLOAD_FAILED',
   /** The component was stopped while an operation waited. */
   'AGENT_STOPPED',
 ] as const;

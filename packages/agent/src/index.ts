@@ -48,6 +48,8 @@ export * from './ovs/external-ids.js';
 export * from './route/node-route-controller.js';
 export * from './snat/iptables-snat.js';
 export * from './supportbundle/agent-collectors.js';
+export * from './supportbundle/bundle-uploader.js';
+export * from './supportbundle/collection-agent.js';
 export * from './supportbundle/ovs-show.js';
 export * from './traceflow/kube-traceflow-api.js';
 export * from './traceflow/observations.js';
