@@ -32,7 +32,10 @@ import { protobufCodec } from '../protobuf-codec.js';
 import { KubeStatusWriter } from '../status/kube-status-writer.js';
 import { StatusController } from '../status/status-controller.js';
 import { RamStore, type SpannedObject } from '../store/ram-store.js';
+import { SupportBundleCollectionController } from '../supportbundle/collection-controller.js';
+import { registerCollectionResource } from '../supportbundle/collection-resource.js';
 import { controllerBundleCollector } from '../supportbundle/controller-collectors.js';
+import { KubeCollectionApi } from '../supportbundle/kube-collection-api.js';
 import { registerSupportBundleResource } from '../supportbundle/supportbundle-resource.js';
 import { initializeTiers } from '../tier-initializer.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
@@ -74,6 +77,8 @@ export interface AntreaControllerConfig {
    * antreaPolicy (injection only when publishCaBundle).
    */
   webhooks?: boolean;
+  /** Handle SupportBundleCollection CRs (Antrea's Alpha gate, off there by default). Default true. */
+  supportBundleCollection?: boolean;
 }
 
 export interface AntreaControllerDeps {
@@ -106,6 +111,9 @@ export class AntreaController {
   readonly controllerInfo: ControllerInfoReporter;
   /** system.antrea.io supportbundles/controller. */
   readonly supportBundle: SupportBundleState;
+  /** SupportBundleCollection CRs -> agents -> CR status. */
+  readonly supportBundleCollections: SupportBundleCollectionController | undefined;
+  readonly #collectionHub: { start(): void; stop(): void } | undefined;
   readonly #log: Logger;
   readonly #config: AntreaControllerConfig;
   readonly #engine: TimedPolicyEngine;
@@ -208,6 +216,17 @@ export class AntreaController {
       (err) => this.#log.warn({ err }, 'support bundle collection failed'),
     );
     registerSupportBundleResource(registry, this.supportBundle);
+    this.supportBundleCollections =
+      (config.supportBundleCollection ?? true)
+        ? new SupportBundleCollectionController({
+            api: new KubeCollectionApi(kc),
+            logger,
+            now: () => clock.now(),
+          })
+        : undefined;
+    this.#collectionHub = this.supportBundleCollections
+      ? registerCollectionResource(registry, this.supportBundleCollections, logger)
+      : undefined;
     metrics = new ControllerMetrics(this.metricsRegistry, {
       counts,
       watchers: () => ({
@@ -348,6 +367,8 @@ export class AntreaController {
       await this.nodeIpam?.stop();
       return;
     }
+    this.#collectionHub?.start();
+    this.supportBundleCollections?.start();
     this.controllerInfo.start();
     this.#log.info(
       { address: this.server.address, version: this.#config.version },
@@ -376,6 +397,8 @@ export class AntreaController {
     this.#started = false;
     this.#stopped.abort();
     await this.controllerInfo.stop();
+    await this.supportBundleCollections?.stop();
+    this.#collectionHub?.stop();
     await this.nodeIpam?.stop();
     this.#publisher?.stop();
     this.#webhookCa?.stop();

@@ -1,0 +1,153 @@
+import type { SupportBundleCollection, SupportBundleCollectionStatus } from '@antrea-ts/apis';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { SupportBundleCollectionController } from './collection-controller.js';
+import { collectionStatus, selectNodes } from './collection-status.js';
+import type { CollectionApi } from './kube-collection-api.js';
+
+const NODES = [
+  { name: 'n1', labels: { role: 'worker' } },
+  { name: 'n2', labels: { role: 'worker' } },
+  { name: 'n3', labels: { role: 'edge' } },
+];
+
+class FakeApi implements CollectionApi {
+  collections: SupportBundleCollection[] = [];
+  written: { name: string; status: SupportBundleCollectionStatus }[] = [];
+  async listCollections() {
+    return this.collections;
+  }
+  async listNodes() {
+    return NODES;
+  }
+  async listExternalNodes() {
+    return [{ name: 'vm1', namespace: 'vms', labels: {} }];
+  }
+  async readSecret(namespace: string, name: string) {
+    return namespace === 'kube-system' && name === 'auth' ? { username: 'u', password: 'p4ss' } : undefined;
+  }
+  async writeStatus(name: string, status: SupportBundleCollectionStatus) {
+    this.written.push({ name, status });
+    const c = this.collections.find((x) => x.metadata.name === name);
+    if (c) c.status = status;
+  }
+}
+
+const sbc = (name: string, spec: Partial<SupportBundleCollection['spec']>): SupportBundleCollection => ({
+  apiVersion: 'crd.antrea.io/v1alpha1',
+  kind: 'SupportBundleCollection',
+  metadata: { name, uid: `uid-${name}`, creationTimestamp: new Date('2026-11-21T12:00:00Z') },
+  spec: {
+    fileServer: { url: 'http://files/upload' },
+    authentication: {
+      authType: 'BasicAuthentication',
+      authSecret: { name: 'auth', namespace: 'kube-system' },
+    },
+    ...spec,
+  },
+});
+
+const cond = (s: SupportBundleCollectionStatus | undefined, type: string) =>
+  s?.conditions?.find((c) => c.type === type)?.status;
+
+describe('SupportBundleCollection selection and status', () => {
+  it('picks Nodes by names or selector; nothing given picks all', () => {
+    expect(selectNodes({ nodeNames: ['n2', 'gone'] }, NODES)).toEqual(['n2']);
+    expect(selectNodes({ nodeSelector: { matchLabels: { role: 'worker' } } }, NODES)).toEqual(['n1', 'n2']);
+    expect(
+      selectNodes({ nodeNames: ['n3'], nodeSelector: { matchLabels: { role: 'worker' } } }, NODES),
+    ).toEqual(['n1', 'n2', 'n3']);
+    expect(selectNodes({}, NODES)).toEqual(['n1', 'n2', 'n3']);
+    expect(selectNodes(undefined, NODES)).toEqual([]);
+  });
+
+  it('conditions follow the reports', () => {
+    const now = new Date('2026-11-21T12:01:00Z');
+    const s = collectionStatus(['a', 'b'], new Map([['a', { completed: true }]]), now);
+    expect([s.collectedNodes, s.desiredNodes, cond(s, 'BundleCollected'), cond(s, 'Completed')]).toEqual([
+      1,
+      2,
+      'True',
+      'False',
+    ]);
+    const done = collectionStatus(
+      ['a', 'b'],
+      new Map([
+        ['a', { completed: true }],
+        ['b', { completed: false, error: 'disk full' }],
+      ]),
+      now,
+      s,
+    );
+    expect(cond(done, 'Completed')).toBe('True');
+    expect(done.conditions?.find((c) => c.type === 'CollectionFailure')).toMatchObject({
+      status: 'True',
+      message: 'b: disk full',
+    });
+  });
+});
+
+describe('SupportBundleCollectionController', () => {
+  it('spans the targets with credentials from the Secret, takes reports, completes and forgets', async () => {
+    const api = new FakeApi();
+    api.collections = [
+      sbc('c1', { nodes: { nodeSelector: { matchLabels: { role: 'worker' } } }, sinceTime: '1h' }),
+    ];
+    const c = new SupportBundleCollectionController({
+      api,
+      logger: pino({ level: 'silent' }),
+      now: () => new Date('2026-11-21T12:05:00Z'),
+    });
+    await c.sync();
+    const obj = c.store.get('c1')?.object;
+    expect(obj).toMatchObject({
+      expiredAt: '2026-11-21T13:00:00Z',
+      sinceTime: '1h',
+      authentication: {
+        authType: 'BasicAuthentication',
+        basicAuthentication: { username: 'u', password: 'p4ss' },
+      },
+    });
+    expect([...(obj?.span ?? [])].sort()).toEqual(['n1', 'n2']);
+    expect(cond(api.written.at(-1)?.status, 'Started')).toBe('True');
+
+    c.report({ metadata: { name: 'c1' }, nodes: [{ nodeName: 'n1', completed: true }] });
+    expect([...(c.store.get('c1')?.object.span ?? [])]).toEqual(['n2']);
+    c.report({
+      metadata: { name: 'c1' },
+      nodes: [{ nodeName: 'n2', completed: false, error: 'sftp upload is not implemented' }],
+    });
+    await c.sync();
+    const last = api.written.at(-1)?.status;
+    expect([
+      last?.collectedNodes,
+      last?.desiredNodes,
+      cond(last, 'Completed'),
+      cond(last, 'CollectionFailure'),
+    ]).toEqual([1, 2, 'True', 'True']);
+    expect(c.store.get('c1')).toBeUndefined();
+    // Nothing changes: nothing is written again.
+    const writes = api.written.length;
+    await c.sync();
+    expect(api.written.length).toBe(writes);
+  });
+
+  it('expired collections fail their silent Nodes; ExternalNodes fail as unsupported', async () => {
+    const api = new FakeApi();
+    api.collections = [
+      sbc('old', { nodes: { nodeNames: ['n1'] }, externalNodes: { namespace: 'vms' }, expirationMinutes: 1 }),
+    ];
+    const c = new SupportBundleCollectionController({
+      api,
+      logger: pino({ level: 'silent' }),
+      now: () => new Date('2026-11-21T12:05:00Z'),
+    });
+    await c.sync();
+    const s = api.written.at(-1)?.status;
+    expect(cond(s, 'Completed')).toBe('True');
+    expect(s?.conditions?.find((x) => x.type === 'CollectionFailure')?.message).toBe(
+      'n1: collection expired; vms/vm1: ExternalNode agents are not supported by Antrea-TS',
+    );
+    expect(c.store.size).toBe(0);
+  });
+});

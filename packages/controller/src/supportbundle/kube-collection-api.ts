@@ -1,0 +1,88 @@
+import type { SupportBundleCollection, SupportBundleCollectionStatus } from '@antrea-ts/apis';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import type { NamedLabels } from './collection-status.js';
+
+/** What the SupportBundleCollection controller reads and writes in the Kubernetes API. */
+export interface CollectionApi {
+  listCollections(): Promise<SupportBundleCollection[]>;
+  listNodes(): Promise<NamedLabels[]>;
+  /** ExternalNodes (crd.antrea.io/v1alpha1); none when the kind is not served. */
+  listExternalNodes(): Promise<(NamedLabels & { namespace: string })[]>;
+  /** A Secret's data, decoded; undefined when absent. */
+  readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  writeStatus(name: string, status: SupportBundleCollectionStatus): Promise<void>;
+}
+
+const GROUP = 'crd.antrea.io';
+const VERSION = 'v1alpha1';
+
+export class KubeCollectionApi implements CollectionApi {
+  readonly #crds: CustomObjectsApi;
+  readonly #core: CoreV1Api;
+
+  constructor(kc: KubeConfig) {
+    this.#crds = kc.makeApiClient(CustomObjectsApi);
+    this.#core = kc.makeApiClient(CoreV1Api);
+  }
+
+  async listCollections(): Promise<SupportBundleCollection[]> {
+    const list = (await this.#crds.listClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'supportbundlecollections',
+    })) as { items?: SupportBundleCollection[] };
+    return list.items ?? [];
+  }
+
+  async listNodes(): Promise<NamedLabels[]> {
+    return (await this.#core.listNode()).items.map((n) => ({
+      name: n.metadata?.name ?? '',
+      labels: n.metadata?.labels ?? {},
+    }));
+  }
+
+  async listExternalNodes(): Promise<(NamedLabels & { namespace: string })[]> {
+    try {
+      const list = (await this.#crds.listClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: 'externalnodes',
+      })) as {
+        items?: { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> } }[];
+      };
+      return (list.items ?? []).map((e) => ({
+        name: e.metadata?.name ?? '',
+        namespace: e.metadata?.namespace ?? '',
+        labels: e.metadata?.labels ?? {},
+      }));
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return [];
+      throw err;
+    }
+  }
+
+  async readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined> {
+    try {
+      const s = await this.#core.readNamespacedSecret({ namespace, name });
+      return Object.fromEntries(
+        Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+      );
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async writeStatus(name: string, status: SupportBundleCollectionStatus): Promise<void> {
+    await this.#crds.patchClusterCustomObjectStatus(
+      { group: GROUP, version: VERSION, plural: 'supportbundlecollections', name, body: { status } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+}
