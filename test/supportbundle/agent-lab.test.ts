@@ -5,13 +5,15 @@
 // byte of every archive. Lab instance 21 (lab21-*).
 import { execFile } from 'node:child_process';
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { run } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { antctlIn, extract, findSecrets, LAB_OPTIONS, N1, ROOT } from './lab-support.js';
+import { antctlIn, COLLECTION_RBAC, extract, findSecrets, LAB_OPTIONS, N1, ROOT } from './lab-support.js';
 
 const exec = promisify(execFile);
 let lab: Lab;
@@ -32,9 +34,19 @@ const agentCtl = (args: string[]) =>
 async function ofctlFlows(): Promise<string[]> {
   const { netns, ovsDir } = lab.node(N1);
   const mgmt = `unix:${join(ovsDir, 'br-int.mgmt')}`;
-  const text = await run(['ip', 'netns', 'exec', netns, 'ovs-ofctl', '--no-stats', '-O', 'OpenFlow15', 'dump-flows', mgmt]);
-  return text.split('
-').filter((line) => line.includes('cookie='));
+  const text = await run([
+    'ip',
+    'netns',
+    'exec',
+    netns,
+    'ovs-ofctl',
+    '--no-stats',
+    '-O',
+    'OpenFlow15',
+    'dump-flows',
+    mgmt,
+  ]);
+  return text.split('\n').filter((line) => line.includes('cookie='));
 }
 
 async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T | undefined> {
@@ -321,5 +333,93 @@ describe('antctl agent mode and support bundles on a real agent', () => {
     ];
     expect(await findSecrets(archive, secrets)).toEqual([]);
     expect(Buffer.from(clusterinfo).includes(Buffer.from(SECRET_VALUE))).toBe(false);
+  });
+
+  it('SupportBundleCollection: the controller picks the Node, the agent uploads with the token of the Secret, status completes', async () => {
+    // The manifests' roles lack SupportBundleCollection rules (see the agent README): granted here.
+    await lab.kubectl(['apply', '-f', '-'], { input: COLLECTION_RBAC });
+    const uploads: { url: string; auth: string; body: Buffer }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        uploads.push({
+          url: req.url ?? '',
+          auth: req.headers.authorization ?? '',
+          body: Buffer.concat(chunks),
+        });
+        res.end();
+      });
+    });
+    const host = lab.node(N1).nodeIp.replace(/\.\d+$/, '.1');
+    await new Promise<void>((r) => server.listen(0, host, r));
+    const port = (server.address() as AddressInfo).port;
+    const uploadToken = 'upload-token-f1-0f9e8d7c6b5a';
+    try {
+      await lab.kubectl([
+        'create',
+        'secret',
+        'generic',
+        'f1-upload',
+        '-n',
+        'kube-system',
+        `--from-literal=token=${uploadToken}`,
+      ]);
+      const collection = (name: string, url: string) => ({
+        apiVersion: 'crd.antrea.io/v1alpha1',
+        kind: 'SupportBundleCollection',
+        metadata: { name },
+        spec: {
+          nodes: { nodeNames: [N1] },
+          expirationMinutes: 10,
+          sinceTime: '1h',
+          fileServer: { url },
+          authentication: {
+            authType: 'BearerToken',
+            authSecret: { name: 'f1-upload', namespace: 'kube-system' },
+          },
+        },
+      });
+      await lab.kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [
+            collection('f1-http', `http://${host}:${port}/bundles`),
+            collection('f1-sftp', `sftp://${host}:22/upload`),
+          ],
+        }),
+      });
+      const status = async (name: string) =>
+        JSON.parse(await lab.kubectl(['get', 'supportbundlecollection', name, '-o', 'json'])).status as
+          | {
+              collectedNodes?: number;
+              desiredNodes?: number;
+              conditions?: { type: string; status: string; message?: string }[];
+            }
+          | undefined;
+      const isDone = (s: Awaited<ReturnType<typeof status>>) =>
+        s?.conditions?.some((c) => c.type === 'Completed' && c.status === 'True') ? s : undefined;
+      const http = await waitFor(async () => isDone(await status('f1-http')), 60_000);
+      expect(http).toMatchObject({ collectedNodes: 1, desiredNodes: 1 });
+      expect(http?.conditions?.find((c) => c.type === 'CollectionFailure')?.status).toBe('False');
+      const sftp = await waitFor(async () => isDone(await status('f1-sftp')), 60_000);
+      expect(sftp).toMatchObject({ collectedNodes: 0, desiredNodes: 1 });
+      expect(sftp?.conditions?.find((c) => c.type === 'CollectionFailure')?.message).toBe(
+        `${N1}: sftp upload is not implemented by Antrea-TS: use an http(s):// fileServer URL`,
+      );
+
+      expect(uploads.map((u) => [u.url, u.auth])).toEqual([
+        [`/bundles/${N1}_f1-http.tar.gz`, `Bearer ${uploadToken}`],
+      ]);
+      const archive = join(outDir, 'collection.tar.gz');
+      await writeFile(archive, uploads[0]!.body);
+      const files = await extract(archive);
+      expect(files.get('ovs/flows.txt')?.toString()).toMatch(/conj_id=\d+/);
+      const secrets = [uploadToken, agentToken, PRIVATE_KEY_BODY, BEARER, SECRET_VALUE, TOKEN_FILE_VALUE];
+      expect(await findSecrets(archive, secrets)).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -90,3 +90,56 @@ export async function findSecrets(archive: string, secrets: readonly string[]): 
   }
   return found;
 }
+
+/**
+ * What SupportBundleCollection needs and build/yamls/antrea.yml does not grant yet: the controller
+ * reads the CRs, their auth Secrets and ExternalNodes and writes their status; agents list their
+ * collections and report on them.
+ */
+export const COLLECTION_RBAC = JSON.stringify({
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    role('f1-sbc-controller', [
+      {
+        apiGroups: ['crd.antrea.io'],
+        resources: ['supportbundlecollections', 'externalnodes'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      {
+        apiGroups: ['crd.antrea.io'],
+        resources: ['supportbundlecollections/status'],
+        verbs: ['patch', 'update'],
+      },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ]),
+    binding('f1-sbc-controller', 'antrea-controller'),
+    role('f1-sbc-agent', [
+      {
+        apiGroups: ['controlplane.antrea.io'],
+        resources: ['supportbundlecollections'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      {
+        apiGroups: ['controlplane.antrea.io'],
+        resources: ['supportbundlecollections/status'],
+        verbs: ['create'],
+      },
+    ]),
+    binding('f1-sbc-agent', 'antrea-agent'),
+  ],
+});
+
+function role(name: string, rules: unknown[]) {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules };
+}
+
+function binding(name: string, serviceAccount: string) {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: 'kube-system' }],
+  };
+}
