@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubectlObjects } from './framework/providers/kubectl-objects.js';
 import { LabClusterProvider } from './framework/providers/lab-cluster-provider.js';
 import { allChecks } from './suites/all.js';
-import { missingCapabilities } from './suites/check.js';
+import { type CheckContext, finishNamespaceDeletions, missingCapabilities } from './suites/check.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STATE_DIR = '/var/run/antrea-ts-lab-e2e-17';
@@ -26,7 +26,7 @@ const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 describe.skipIf(!isRoot)('e2e suites on the lab provider', () => {
   let lab: Lab;
-  let provider: LabClusterProvider;
+  let ctx: CheckContext;
 
   beforeAll(async () => {
     await promisify(execFile)(
@@ -43,10 +43,12 @@ describe.skipIf(!isRoot)('e2e suites on the lab provider', () => {
         timeoutMs: 180_000,
       }),
     );
-    provider = new LabClusterProvider(lab, objects, {
+    const provider = new LabClusterProvider(lab, objects, {
       antctlMain: join(ROOT, 'dist/cmd/antctl/main.js'),
       settleMs: 500,
     });
+    // Checks leave their Namespaces terminating; the last test waits for all of them.
+    ctx = { provider, log: (line) => log.info(line), deleting: [] };
   }, 300_000);
 
   afterAll(async () => {
@@ -58,15 +60,14 @@ describe.skipIf(!isRoot)('e2e suites on the lab provider', () => {
     expect(allChecks().flatMap((c) => missingCapabilities(p, c))).toEqual([]);
   });
 
-  for (const check of allChecks())
-    it(
-      `${check.suite}: ${check.name}`,
-      () => check.run({ provider, log: (line) => log.info(line) }),
-      check.timeoutMs,
-    );
+  for (const check of allChecks()) it(`${check.suite}: ${check.name}`, () => check.run(ctx), check.timeoutMs);
 
-  it('leaves no Pod and no extra Node behind', () => {
+  it('leaves no Pod, no Namespace and no extra Node behind', async () => {
     expect(lab.state.pods).toEqual([]);
     expect(lab.state.nodes.map((n) => n.name)).toEqual(['lab17-node-1', 'lab17-node-2']);
-  });
+    expect(ctx.deleting?.length).toBeGreaterThan(5);
+    await finishNamespaceDeletions(ctx);
+    const names = await lab.kubectl(['get', 'namespaces', '-o', 'jsonpath={.items[*].metadata.name}']);
+    expect(names.split(' ').filter((n) => n.startsWith('e2e-'))).toEqual([]);
+  }, 120_000);
 });

@@ -12,8 +12,10 @@ function bareProvider(calls: string[]): ClusterProvider {
       calls.push(`createNamespace ${name.replace(/-[0-9a-f]{6}$/, '')}`);
       return { created: true };
     },
-    deleteNamespace: async (name) => {
-      calls.push(`deleteNamespace ${name.replace(/-[0-9a-f]{6}$/, '')}`);
+    deleteNamespace: async (name, options) => {
+      calls.push(
+        `deleteNamespace ${name.replace(/-[0-9a-f]{6}$/, '')}${options?.wait === false ? ' (no wait)' : ''}`,
+      );
     },
     createPod: async (spec) => {
       calls.push(`createPod ${spec.name}`);
@@ -68,8 +70,10 @@ describe('run-suites CLI', () => {
     expect(r.out[0]).toMatch(/^FAILED {2}connectivity: Pods reach Pods on the same Node/);
     expect(r.out[1]).toMatch(/^ {2}no Pods here/);
     expect(r.out.at(-1)).toBe('0 passed, 1 failed, 1 skipped');
+    // The check only requests the deletion; the CLI waits for it once all checks ran.
     expect(calls.filter((c) => c.includes('Namespace'))).toEqual([
       'createNamespace e2e-conn',
+      'deleteNamespace e2e-conn (no wait)',
       'deleteNamespace e2e-conn',
     ]);
   });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type ProviderFactory, providerFromFlags } from '../framework/providers/registry.js';
 import { allChecks } from '../suites/all.js';
-import { missingCapabilities } from '../suites/check.js';
+import { type CheckContext, finishNamespaceDeletions, missingCapabilities } from '../suites/check.js';
 
 export interface SuitesIO {
   out: (line: string) => void;
@@ -101,6 +101,7 @@ export async function runSuitesCli(
   const provider = await providerFromFlags(o, io.err, deps.providers);
   if (!provider) return 2;
   const count = { passed: 0, failed: 0, skipped: 0 };
+  const ctx: CheckContext = { provider, log: (line) => io.out(`  ${line}`), deleting: [] };
   try {
     for (const c of checks) {
       const title = `${c.suite}: ${c.name}`;
@@ -114,7 +115,7 @@ export async function runSuitesCli(
       }
       const started = Date.now();
       try {
-        await c.run({ provider, log: (line) => io.out(`  ${line}`) });
+        await c.run(ctx);
         count.passed++;
         io.out(`PASSED  ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       } catch (e) {
@@ -123,6 +124,11 @@ export async function runSuitesCli(
         for (const l of String((e as Error).message ?? e).split('\n')) io.out(`  ${l}`);
       }
     }
+    // The checks' Namespaces finish terminating meanwhile; a run is clean only once they are gone.
+    await finishNamespaceDeletions(ctx).catch((e: unknown) => {
+      count.failed++;
+      io.out(`FAILED  cleanup: ${(e as Error).message}`);
+    });
   } finally {
     await provider.close?.();
   }

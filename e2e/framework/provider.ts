@@ -64,8 +64,12 @@ export interface ClusterProvider {
    * whether it was created, so the runner deletes only what it made.
    */
   createNamespace(name: string, labels: Labels): Promise<{ created: boolean }>;
-  /** Deletes the Namespace and resolves once it is gone (its Pods and objects with it). */
-  deleteNamespace(name: string): Promise<void>;
+  /**
+   * Deletes the Namespace and resolves once it is gone (its Pods and objects with it). With
+   * `wait: false` it resolves once the Pods this provider made there are gone and the deletion is
+   * requested; a later call without it waits for the rest (the e2e suites batch that wait).
+   */
+  deleteNamespace(name: string, options?: { wait?: boolean }): Promise<void>;
 
   /** Creates the Pod and resolves once it has its IPs and serves its ports. */
   createPod(spec: PodSpec): Promise<{ ips: string[] }>;

@@ -47,8 +47,8 @@ export const antctlChecks: E2eCheck[] = [
     name: 'controller mode: version, get networkpolicy / appliedtogroup / addressgroup, get controllerinfo',
     needs: ['antctl', 'listNodes'],
     timeoutMs: 120_000,
-    run: ({ provider: p }) =>
-      withNamespace(p, 'e2e-antctl', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-antctl', async (ns, p) => {
         const version = await p.antctl!(['version'], CONTROLLER);
         assert.match(version, /^controllerVersion: \S+/m);
         assert.match(version, /^antctlVersion: \S+/m);
@@ -104,8 +104,8 @@ export const antctlChecks: E2eCheck[] = [
     name: "agent mode: get agentinfo, get podinterface, get ovsflows of a Pod on the agent's Node",
     needs: ['antctl', 'listNodes'],
     timeoutMs: 120_000,
-    run: ({ provider: p }) =>
-      withNamespace(p, 'e2e-antctl-agent', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-antctl-agent', async (ns, p) => {
         const [node] = await p.listNodes!();
         const agent: AntctlTarget = { mode: 'agent', node: node! };
         const { ips } = await p.createPod(servingPod(ns, 'web', node));

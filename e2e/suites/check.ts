@@ -19,6 +19,12 @@ export interface CheckContext {
   provider: ClusterProvider;
   /** Progress lines for a person (the CLI prints them; tests may drop them). */
   log(line: string): void;
+  /**
+   * When present, checks only request their Namespace's deletion (after their Pods are gone) and
+   * add its name here; finishNamespaceDeletions waits for all of them at the end of the run. Saves
+   * the ~5 s kube-controller-manager takes per Namespace, per check.
+   */
+  deleting?: string[];
 }
 
 export interface E2eCheck {
@@ -40,19 +46,32 @@ export function uniqueNamespace(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Runs `fn` with a fresh Namespace and deletes it (with its Pods) afterwards, also on failure. */
+/**
+ * Runs `fn` with a fresh Namespace and deletes it (with its Pods) afterwards, also on failure:
+ * waiting until it is gone, or leaving that to finishNamespaceDeletions (see CheckContext).
+ */
 export async function withNamespace<T>(
-  provider: ClusterProvider,
+  ctx: CheckContext,
   prefix: string,
-  fn: (namespace: string) => Promise<T>,
+  fn: (namespace: string, provider: ClusterProvider) => Promise<T>,
 ): Promise<T> {
+  const p = ctx.provider;
   const ns = uniqueNamespace(prefix);
-  await provider.createNamespace(ns, { 'e2e.antrea-ts.io/suite': prefix });
+  await p.createNamespace(ns, { 'e2e.antrea-ts.io/suite': prefix });
   try {
-    return await fn(ns);
+    return await fn(ns, p);
   } finally {
-    await provider.deleteNamespace(ns);
+    if (ctx.deleting) {
+      ctx.deleting.push(ns);
+      await p.deleteNamespace(ns, { wait: false });
+    } else await p.deleteNamespace(ns);
   }
+}
+
+/** Waits until every Namespace in ctx.deleting is gone (all at once), then empties the list. */
+export async function finishNamespaceDeletions(ctx: CheckContext): Promise<void> {
+  const names = ctx.deleting?.splice(0) ?? [];
+  await Promise.all(names.map((ns) => ctx.provider.deleteNamespace(ns)));
 }
 
 /** A Pod serving TCP and UDP on port 80 (and nothing on 81, the closed port checks use). */

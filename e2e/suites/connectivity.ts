@@ -15,8 +15,8 @@ export const connectivityChecks: E2eCheck[] = [
     name: 'Pods reach Pods on the same Node and on another Node, TCP and UDP; a closed port is refused',
     needs: ['listNodes'],
     timeoutMs: 120_000,
-    run: ({ provider: p }) =>
-      withNamespace(p, 'e2e-conn', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-conn', async (ns, p) => {
         const [n1, n2] = await twoNodes(p.listNodes?.bind(p));
         const a = { namespace: ns, name: 'a' };
         const b = { namespace: ns, name: 'b' };
@@ -40,11 +40,11 @@ export const connectivityChecks: E2eCheck[] = [
     name: 'Pods reach a server outside the cluster',
     needs: ['externalEndpoint', 'probeAddresses', 'listNodes'],
     timeoutMs: 90_000,
-    run: ({ provider: p, log }) =>
-      withNamespace(p, 'e2e-ext', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-ext', async (ns, p) => {
         const nodes = await p.listNodes!();
         const ext = await p.externalEndpoint!();
-        log(`external endpoint: ${ext.description} ${ext.ip}:${ext.port}`);
+        ctx.log(`external endpoint: ${ext.description} ${ext.ip}:${ext.port}`);
         // One Pod per Node: each Node's gateway and SNAT take part.
         const pods = nodes.slice(0, 2).map((n, i) => ({ namespace: ns, name: `x${i + 1}`, node: n }));
         await Promise.all(pods.map((x) => p.createPod(servingPod(ns, x.name, x.node))));

@@ -9,8 +9,8 @@ export const nodeChecks: E2eCheck[] = [
     name: 'a Node added runs connected Pods; removed, its Pods go and the rest stay connected',
     needs: ['listNodes', 'addNode', 'removeNode'],
     timeoutMs: 240_000,
-    run: ({ provider: p, log }) =>
-      withNamespace(p, 'e2e-nodes', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-nodes', async (ns, p) => {
         const before = await p.listNodes!();
         const a = { namespace: ns, name: 'a' };
         const b = { namespace: ns, name: 'b' };
@@ -20,7 +20,7 @@ export const nodeChecks: E2eCheck[] = [
           p.createPod(servingPod(ns, b.name, before[1] ?? before[0])),
         ]);
         const added = await p.addNode!();
-        log(`added ${added}`);
+        ctx.log(`added ${added}`);
         let removed = false;
         try {
           assert.deepEqual(await p.listNodes!(), [...before, added]);

@@ -4,8 +4,16 @@
 // lives through the churn, reach it back, and no two live Pods share an IP.
 import assert from 'node:assert/strict';
 import { mapLimit } from '../framework/limit.js';
-import type { ClusterProvider, PodRef } from '../framework/provider.js';
-import { all, type E2eCheck, port80, probeUntil, servingPod, withNamespace } from './check.js';
+import type { PodRef } from '../framework/provider.js';
+import {
+  all,
+  type CheckContext,
+  type E2eCheck,
+  port80,
+  probeUntil,
+  servingPod,
+  withNamespace,
+} from './check.js';
 
 export interface ChurnOptions {
   podsPerRound: number;
@@ -15,8 +23,8 @@ export interface ChurnOptions {
   concurrency: number;
 }
 
-async function churn(p: ClusterProvider, log: (l: string) => void, o: ChurnOptions): Promise<void> {
-  await withNamespace(p, 'e2e-churn', async (ns) => {
+async function churn(ctx: CheckContext, o: ChurnOptions): Promise<void> {
+  await withNamespace(ctx, 'e2e-churn', async (ns, p) => {
     const nodes = await p.listNodes!();
     const churnNode = nodes[0]!;
     const anchor = { namespace: ns, name: 'anchor' };
@@ -48,7 +56,7 @@ async function churn(p: ClusterProvider, log: (l: string) => void, o: ChurnOptio
       for (const [i, ip] of ips.entries()) if (!seen.has(ip)) seen.set(ip, pods[i]!.name);
       await mapLimit(pods, o.concurrency, (x) => p.deletePod(x));
       if (reused.length > 0) {
-        log(
+        ctx.log(
           `round ${round}: ${reused.length} IP(s) reused after ${created} Pods (${reused.map((ip) => `${ip} of ${seen.get(ip)}`).join(', ')})`,
         );
         return;
@@ -65,6 +73,6 @@ export function podChurnCheck(o: ChurnOptions): E2eCheck {
     name: `Pods created and deleted in rounds of ${o.podsPerRound} until IPs are reused; connectivity holds every round`,
     needs: ['listNodes'],
     timeoutMs: 600_000,
-    run: ({ provider, log }) => churn(provider, log, o),
+    run: (ctx) => churn(ctx, o),
   };
 }

@@ -44,8 +44,8 @@ function restartCheck(component: 'antrea-controller' | 'antrea-agent', crash: bo
     name: `${component} ${crash ? 'crashes (SIGKILL)' : 'restarts'}: every probe between Pods on two Nodes is allowed throughout`,
     needs: ['listNodes', 'restartComponent'],
     timeoutMs: 180_000,
-    run: ({ provider: p, log }) =>
-      withNamespace(p, 'e2e-restart', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-restart', async (ns, p) => {
         const nodes = await p.listNodes!();
         const a = { namespace: ns, name: 'a' };
         const b = { namespace: ns, name: 'b' };
@@ -56,7 +56,7 @@ function restartCheck(component: 'antrea-controller' | 'antrea-agent', crash: bo
         assert.deepEqual(await probeUntil(p, a, port80(b), 'allow'), all(port80(b), 'allow'));
         const name = component === 'antrea-controller' ? component : (`antrea-agent@${nodes[0]}` as const);
         const seen = await probeDuring(p, a, b, p.restartComponent!(name, { crash }));
-        log(`${name}: ${seen.length} probes during the restart`);
+        ctx.log(`${name}: ${seen.length} probes during the restart`);
         assert.ok(seen.length > 0, 'no probe ran during the restart');
         assert.deepEqual(
           seen.filter((o) => o !== 'allow'),
@@ -76,8 +76,8 @@ export const restartChecks: E2eCheck[] = [
     name: 'ovs-vswitchd crashes (SIGKILL): once restarted, Pods on its Node reach and are reached again',
     needs: ['listNodes', 'restartComponent'],
     timeoutMs: 180_000,
-    run: ({ provider: p }) =>
-      withNamespace(p, 'e2e-restart-ovs', async (ns) => {
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-restart-ovs', async (ns, p) => {
         const nodes = await p.listNodes!();
         const node = nodes[1] ?? nodes[0]!;
         const a = { namespace: ns, name: 'a' };

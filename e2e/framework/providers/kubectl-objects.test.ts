@@ -94,4 +94,14 @@ describe('KubectlObjects', () => {
     );
     expect(o.forcedFinalizations).toEqual([]);
   });
+
+  it('only requests a Namespace deletion with wait: false', async () => {
+    const calls: string[] = [];
+    const o = new KubectlObjects(async (args) => {
+      calls.push(args.join(' '));
+      return terminating(false);
+    });
+    await o.deleteNamespace('x', { wait: false });
+    expect(calls).toEqual(['delete namespace x --ignore-not-found --wait=false']);
+  });
 });

@@ -97,9 +97,10 @@ export class KubectlObjects {
    * (Antrea's controlplane/stats/system groups) is stale in discovery it never finalizes, and the
    * next case could not recreate the Namespace. Once the controller reports the content gone and
    * only discovery failing, this finalizes through the finalize subresource and records it in
-   * forcedFinalizations.
+   * forcedFinalizations. `wait: false` only requests the deletion (kube-controller-manager takes
+   * ~5 s even for an empty Namespace on the lab).
    */
-  async deleteNamespace(name: string): Promise<void> {
+  async deleteNamespace(name: string, options: { wait?: boolean } = {}): Promise<void> {
     await this.call(`delete Namespace ${name}`, [
       'delete',
       'namespace',
@@ -107,6 +108,7 @@ export class KubectlObjects {
       '--ignore-not-found',
       '--wait=false',
     ]);
+    if (options.wait === false) return;
     const deadline = Date.now() + this.deleteTimeoutMs;
     let finalized = false;
     for (;;) {

@@ -88,7 +88,7 @@ export class LabProvider implements ClusterProvider {
     return this.objects.createNamespace(name, labels);
   }
 
-  async deleteNamespace(name: string): Promise<void> {
+  async deleteNamespace(name: string, options: { wait?: boolean } = {}): Promise<void> {
     // Pods first through the Pod network: their netns, servers and IPs are not API objects. All
     // at once: each is a CNI DEL on its own Node's agent.
     await Promise.all(
@@ -97,7 +97,7 @@ export class LabProvider implements ClusterProvider {
         .map((key) => this.deletePod({ namespace: name, name: key.slice(name.length + 1) })),
     );
     for (const [k, r] of [...this.antreaPolicies]) if (r.namespace === name) this.antreaPolicies.delete(k);
-    await this.objects.deleteNamespace(name);
+    await this.objects.deleteNamespace(name, options);
   }
 
   async createPod(spec: PodSpec): Promise<{ ips: string[] }> {
