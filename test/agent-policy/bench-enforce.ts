@@ -180,11 +180,16 @@ async function main(): Promise<void> {
             unit: 'attempts',
           });
           const phases = hits.flatMap(({ o, tr }) => {
-            const p = changePhases(logs.get(server.pod.node) ?? [], o.writeStart, tr.enforcedAt);
+            const p = changePhases(
+              logs.get(server.pod.node) ?? [],
+              o.writeStart,
+              o.writeReturn,
+              tr.enforcedAt,
+            );
             return p ? [p] : [];
           });
           const ptable = "phases, from the server Node's agent log (ms)";
-          for (const key of ['toAgent', 'agent', 'toPackets'] as const) {
+          for (const key of ['toAgent', 'afterWrite', 'agent', 'toPackets'] as const) {
             const v = phases.map((p) => p[key]);
             for (const q of [50, 99]) {
               rows.push({
@@ -209,10 +214,11 @@ async function main(): Promise<void> {
         }
       }
     }
-    print();
   } finally {
     await lab.down();
   }
+  // After the lab is down: a reader that closes the pipe early must not leave the lab running.
+  print();
 }
 
 benchMain('bench-enforce', main);

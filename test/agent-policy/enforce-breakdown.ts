@@ -2,7 +2,8 @@
 // `{"time":<ms at the end>,"ms":<its duration>,"msg":"policies realized"}` (pino), so between the
 // API write and the first probe that saw the new behaviour there are three phases:
 //   to-agent    write -> the agent starts realizing (kube-apiserver, controller informer and
-//               compute, the protobuf watch to the agent)
+//               compute, the protobuf watch to the agent); `afterWrite` is the part after the
+//               API write returned (the controller and the watch, without the write itself)
 //   agent       the agent's realizations in the window (rule cache, flow computation, bundle)
 //   to-packets  the last realization's end -> the first attempt with the new behaviour (the
 //               datapath revalidating its caches, plus up to one probe interval)
@@ -15,6 +16,7 @@ export interface Realization {
 
 export interface Phases {
   toAgent: number;
+  afterWrite: number;
   agent: number;
   toPackets: number;
   realizations: number;
@@ -43,6 +45,7 @@ export function parseRealizations(log: string): Realization[] {
 export function changePhases(
   realizations: readonly Realization[],
   writeStart: number,
+  writeReturn: number,
   enforcedAt: number,
 ): Phases | undefined {
   const inWindow = realizations.filter((r) => r.end - r.ms >= writeStart - 1 && r.end <= enforcedAt + 1);
@@ -52,6 +55,7 @@ export function changePhases(
   const firstStart = first.end - first.ms;
   return {
     toAgent: firstStart - writeStart,
+    afterWrite: firstStart - writeReturn,
     agent: last.end - firstStart,
     toPackets: enforcedAt - last.end,
     realizations: inWindow.length,

@@ -70,8 +70,14 @@ describe('agent log phases', () => {
       { end: 1190, ms: 10 },
       { end: 1400, ms: 3 },
     ]);
-    // Write at 1100, new behaviour seen at 1200: the realizations of 1130-1150 and 1180-1190.
-    expect(changePhases(r, 1100, 1200)).toEqual({ toAgent: 30, agent: 60, toPackets: 10, realizations: 2 });
-    expect(changePhases(r, 1200, 1300)).toBeUndefined();
+    // Write from 1100 to 1120, new behaviour seen at 1200: the realizations of 1130-1150 and 1180-1190.
+    expect(changePhases(r, 1100, 1120, 1200)).toEqual({
+      toAgent: 30,
+      afterWrite: 10,
+      agent: 60,
+      toPackets: 10,
+      realizations: 2,
+    });
+    expect(changePhases(r, 1200, 1210, 1300)).toBeUndefined();
   });
 });
