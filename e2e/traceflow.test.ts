@@ -200,6 +200,15 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
     });
   });
 
+  it('a Service destination fails at once on the source Node, with its reason (no AntreaProxy yet)', async () => {
+    await lab.kubectl(['create', 'service', 'clusterip', 'web', '--tcp=80', '-n', NS]);
+    const r = await trace(['-S', `${NS}/a`, '-D', `${NS}/web`]);
+    expect(r.phase).toBe('Failed');
+    expect(r.reason).toBe(
+      `Node: ${N1}, error: no destination IP: Service destinations need AntreaProxy, which Antrea-TS does not have yet`,
+    );
+  });
+
   it('a Traceflow no Node can start fails after its timeout and gives its tag back', async () => {
     await lab.kubectl(['apply', '-f', '-'], {
       input: JSON.stringify({

@@ -66,6 +66,10 @@ class MemoryTraceflowApi implements TraceflowApi {
     list.push({ result, ...(captured ? { captured } : {}) });
     this.results.set(name, list);
   }
+  readonly failures = new Map<string, string>();
+  async fail(name: string, reason: string): Promise<void> {
+    this.failures.set(name, reason);
+  }
   async podIp(): Promise<string | undefined> {
     return undefined;
   }
@@ -81,7 +85,10 @@ class MemoryTraceflowApi implements TraceflowApi {
   async result(name: string) {
     await waitFor(
       `result of ${name}`,
-      async () => (this.results.get(name)?.length ?? 0) > 0 || undefined,
+      async () => {
+        if (this.failures.has(name)) throw new Error(`${name} failed: ${this.failures.get(name)}`);
+        return (this.results.get(name)?.length ?? 0) > 0 || undefined;
+      },
       20_000,
     );
     return this.results.get(name)![0]!;

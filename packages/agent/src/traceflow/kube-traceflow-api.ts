@@ -5,6 +5,8 @@ import {
   type KubeConfig,
   type KubernetesListObject,
   makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
@@ -20,6 +22,8 @@ export interface TraceflowApi {
   stop(): Promise<void>;
   /** Adds this Node's result to status.results (and the captured packet), retrying on conflicts. */
   appendResult(name: string, result: TraceflowNodeResult, captured?: TraceflowPacket): Promise<void>;
+  /** Ends the Traceflow as Failed with a reason (this Node cannot run it). */
+  fail(name: string, reason: string): Promise<void>;
   /** The IPv4 address of a Pod anywhere in the cluster (a remote destination). */
   podIp(namespace: string, name: string): Promise<string | undefined>;
 }
@@ -83,6 +87,13 @@ export class KubeTraceflowApi implements TraceflowApi {
         if ((err as { code?: number }).code !== 409 || attempt >= CONFLICT_RETRIES) throw err;
       }
     }
+  }
+
+  async fail(name: string, reason: string): Promise<void> {
+    await this.custom.patchClusterCustomObjectStatus(
+      { ...CRD, name, body: { status: { phase: 'Failed', reason } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   }
 
   async podIp(namespace: string, name: string): Promise<string | undefined> {

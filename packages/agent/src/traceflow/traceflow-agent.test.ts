@@ -34,11 +34,13 @@ function setup() {
   } as unknown as FlowCache;
   const packets: PacketOut[] = [];
   const results: Array<{ name: string; result: TraceflowNodeResult }> = [];
+  const failures: Array<{ name: string; reason: string }> = [];
   let handlers: TraceflowHandlers | undefined;
   const api: TraceflowApi = {
     watch: async (h) => void (handlers = h),
     stop: async () => {},
     appendResult: async (name, result) => void results.push({ name, result }),
+    fail: async (name, reason) => void failures.push({ name, reason }),
     podIp: async (_ns, name) => (name === 'remote' ? '10.10.2.9' : undefined),
   };
   const agent = new TraceflowAgent({
@@ -64,7 +66,7 @@ function setup() {
     status: { phase: 'Running', dataplaneTag: tag },
   });
   const settle = () => vi.advanceTimersByTimeAsync(0);
-  return { agent, owners, packets, results, running, settle, handlers: () => handlers! };
+  return { agent, owners, packets, results, failures, running, settle, handlers: () => handlers! };
 }
 
 afterEach(() => void vi.useRealTimers());
@@ -131,5 +133,22 @@ describe('TraceflowAgent', () => {
     t.handlers().remove('second');
     await new Promise((r) => setTimeout(r, 0));
     expect(t.owners.size).toBe(0);
+  });
+
+  it('fails a Traceflow it should send but cannot, with the Node and the error as reason', async () => {
+    const t = setup();
+    await t.agent.start();
+    const tf = t.running('svc', 19, 'b');
+    tf.spec.destination = { namespace: 'x', service: 'web' };
+    t.handlers().upsert(tf);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.packets).toHaveLength(0);
+    expect(t.failures).toEqual([
+      {
+        name: 'svc',
+        reason:
+          'Node: n1, error: no destination IP: Service destinations need AntreaProxy, which Antrea-TS does not have yet',
+      },
+    ]);
   });
 });

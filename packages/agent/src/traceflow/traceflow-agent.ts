@@ -82,10 +82,7 @@ export class TraceflowAgent {
     this.started = true;
     await this.o.api.watch(
       {
-        upsert: (tf) =>
-          void this.upsert(tf).catch((err) =>
-            this.log.warn({ err, tf: tf.metadata.name }, 'Traceflow failed'),
-          ),
+        upsert: (tf) => void this.upsert(tf).catch((err: unknown) => this.failed(tf, err)),
         remove: (name) => void this.end(name),
       },
       signal,
@@ -115,6 +112,23 @@ export class TraceflowAgent {
     const previous = this.sessions.get(tag);
     if (previous) await this.end(previous.name);
     await this.begin(tf, tag);
+  }
+
+  /**
+   * A Traceflow this Node should start but cannot (no destination address, flows refused) ends as
+   * Failed with the reason, as Antrea's agents report it, instead of running into its timeout.
+   */
+  private async failed(tf: Traceflow, err: unknown): Promise<void> {
+    const name = tf.metadata.name ?? '';
+    this.log.warn({ err, traceflow: name }, 'Traceflow failed');
+    const s = this.sessions.get(this.byName.get(name) ?? -1);
+    if (!s?.isSender && !s?.receiverOnly) return;
+    const reason = `Node: ${this.o.nodeName}, error: ${err instanceof Error ? err.message : String(err)}`;
+    await this.o.api
+      .fail(name, reason)
+      .catch((e: unknown) =>
+        this.log.warn({ err: e, traceflow: name }, 'marking the Traceflow Failed failed'),
+      );
   }
 
   private async begin(tf: Traceflow, tag: number): Promise<void> {
@@ -163,7 +177,7 @@ export class TraceflowAgent {
     if (!dstIp) {
       throw new AgentError(
         'AGENT_TRACEFLOW_INVALID',
-        `Traceflow ${session.name}: no destination IP (a Service destination needs AntreaProxy, which is not there yet)`,
+        'no destination IP: Service destinations need AntreaProxy, which Antrea-TS does not have yet',
       );
     }
     const ends = { srcMac: src.mac, srcIp: src.ip, dstIp, dstMac: dstPod?.mac ?? this.o.node.gatewayMac };
