@@ -27,29 +27,23 @@ import {
   translateFeed,
 } from '@antrea-ts/nsx-adapter';
 import { generateClientCertificate, memoryPersistence, NsxSimServer, SimStore } from '@antrea-ts/nsx-sim';
-import { BenchReport, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
+import { BenchReport, benchArgs, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 
-const argv = process.argv.slice(2);
-const json = argv.includes('--json');
-const arg = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
-const POLICIES = arg('policies', 500);
-const RULES = arg('rules', 10);
-const GROUPS = arg('groups', 1000);
-const PODS = arg('pods', 10_000);
-const casesAt = argv.indexOf('--cases');
-const CASES = new Set((casesAt >= 0 ? (argv[casesAt + 1] ?? '') : 'ccp,inventory').split(','));
+const args = benchArgs(process.argv.slice(2));
+const POLICIES = args.number('policies', 500);
+const RULES = args.number('rules', 10);
+const GROUPS = args.number('groups', 1000);
+const PODS = args.number('pods', 10_000);
+const CASES = new Set(args.string('cases', 'ccp,inventory').split(','));
 const CLUSTER = 'bench';
 const CLUSTER_PATH = `/infra/sites/default/enforcement-points/default/cluster-control-planes/${CLUSTER}`;
 const P = '/policy/api/v1';
 const crdDir = fileURLToPath(new URL('../../../../build/crds/', import.meta.url));
 const logger = pino({ level: process.env['BENCH_LOG_LEVEL'] ?? 'silent' });
 
-const report = new BenchReport('nsx', json);
+const report = new BenchReport('nsx', args.json);
 const record = report.record.bind(report);
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;

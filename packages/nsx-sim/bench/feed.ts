@@ -14,27 +14,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildNsxSimApp, generateClientCertificate, memoryPersistence, SimStore } from '@antrea-ts/nsx-sim';
-import { BenchReport, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
+import { BenchReport, benchArgs, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
 import { pino } from 'pino';
 
-const argv = process.argv.slice(2);
-const json = argv.includes('--json');
-const arg = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
-const POLICIES = arg('policies', 500);
-const RULES = arg('rules', 10);
-const GROUPS = arg('groups', 3000);
-const REFERENCED = Math.min(arg('referenced', 1000), GROUPS);
-const ITERATIONS = arg('iterations', 5);
+const args = benchArgs(process.argv.slice(2));
+const POLICIES = args.number('policies', 500);
+const RULES = args.number('rules', 10);
+const GROUPS = args.number('groups', 3000);
+const REFERENCED = Math.min(args.number('referenced', 1000), GROUPS);
+const ITERATIONS = args.number('iterations', 5);
 const CLUSTER = 'bench';
 const CLUSTER_PATH = `/infra/sites/default/enforcement-points/default/cluster-control-planes/${CLUSTER}`;
 const P = '/policy/api/v1';
 const D = `${P}/infra/domains/default`;
 const FEED = `/rpc/v1/clusters/${CLUSTER}/policy-feed`;
 
-const report = new BenchReport('nsx-sim-feed', json);
+const report = new BenchReport('nsx-sim-feed', args.json);
 const record = report.record.bind(report);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 

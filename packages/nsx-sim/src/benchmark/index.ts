@@ -1,2 +1,3 @@
+export * from './args.js';
 export * from './report.js';
 export * from './workload.js';
