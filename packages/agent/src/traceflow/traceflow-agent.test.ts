@@ -37,7 +37,9 @@ function setup() {
   const failures: Array<{ name: string; reason: string }> = [];
   let handlers: TraceflowHandlers | undefined;
   const api: TraceflowApi = {
-    watch: async (h) => void (handlers = h),
+    watch: async (h) => {
+      handlers = h;
+    },
     stop: async () => {},
     appendResult: async (name, result) => void results.push({ name, result }),
     fail: async (name, reason) => void failures.push({ name, reason }),
