@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
   Agent,
@@ -33,6 +34,7 @@ import {
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { pino } from 'pino';
 import { cpuSince, treeCpu } from './process-cpu.js';
+import type { SpawnReply, SpawnRequest } from './spawner.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const LAUNCHER = `${root}cmd/antrea-cni/antrea-cni`;
@@ -164,27 +166,49 @@ function args(containerId: string, netns: string, pod: string) {
   };
 }
 
-/** Runs a process to completion; `stdin` is written and closed. */
-function runProcess(
-  cmd: string,
-  argv: string[],
-  env: Record<string, string>,
-  stdin: string,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { env: { PATH: process.env['PATH'] ?? '', ...env } });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d;
+/** Starts processes through the spawner child and returns their spawn-to-exit times. */
+class Spawner {
+  private readonly child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./spawner.js', import.meta.url))],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  private readonly waiting = new Map<number, (r: SpawnReply) => void>();
+  private next = 1;
+
+  constructor() {
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const r = JSON.parse(line) as SpawnReply;
+      this.waiting.get(r.id)?.(r);
+      this.waiting.delete(r.id);
     });
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${cmd} exit ${code}: ${out}`)),
-    );
-    child.stdin.end(stdin);
-  });
+  }
+
+  /** Runs `cmd` to completion; rejects on a non-zero exit. Resolves to the spawn-to-exit time (ms). */
+  run(cmd: string, args: string[], env: Record<string, string>, stdin: string): Promise<number> {
+    const id = this.next++;
+    const req: SpawnRequest = { id, cmd, args, env: { PATH: process.env['PATH'] ?? '', ...env }, stdin };
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, (r) =>
+        r.code === 0 ? resolve(r.ms) : reject(new Error(`${cmd} exit ${r.code}: ${r.stdout}`)),
+      );
+      this.child.stdin!.write(`${JSON.stringify(req)}\n`);
+    });
+  }
+
+  /** For CPU accounting: the spawner's subtree is the plugins' side. */
+  get pids(): number[] {
+    return this.child.pid === undefined ? [] : [this.child.pid];
+  }
+
+  stop(): void {
+    this.child.stdin!.end();
+  }
 }
+
+const spawner = new Spawner();
 
 function reportLatencies(c: string, lat: number[], total?: number): void {
   report(c, 'p50', quantile(lat, 0.5), 'ms');
@@ -194,18 +218,14 @@ function reportLatencies(c: string, lat: number[], total?: number): void {
 
 /** The floor under any Node.js plugin: PODS concurrent `node -e 0`, started the same way. */
 async function nodeFloor(): Promise<void> {
-  const cpu0 = treeCpu();
+  const cpu0 = treeCpu(spawner.pids);
   const t0 = performance.now();
   const lat = await Promise.all(
-    Array.from({ length: PODS }, async () => {
-      const t = performance.now();
-      await runProcess(process.execPath, ['-e', '0'], {}, '');
-      return performance.now() - t;
-    }),
+    Array.from({ length: PODS }, () => spawner.run(process.execPath, ['-e', '0'], {}, '')),
   );
   const c = `node-start-${PODS}-concurrent (floor)`;
   reportLatencies(c, lat, performance.now() - t0);
-  report(`${c} cpu-per-pod`, 'plugins', cpuSince(cpu0).plugins / PODS, 'ms');
+  report(`${c} cpu-per-pod`, 'plugins', cpuSince(cpu0, spawner.pids).plugins / PODS, 'ms');
 }
 
 /** PODS concurrent ADDs on one Node, then DELs; `via` is the gRPC client in-process or the plugin binary. */
@@ -217,36 +237,35 @@ async function burst(n: BenchNode, via: 'grpc' | 'plugin'): Promise<void> {
   const one = async (cmd: 'ADD' | 'DEL', i: number): Promise<number> => {
     const id = `bench${via}${i}`;
     const path = `/var/run/netns/${pods[i]!.name}`;
-    const t0 = performance.now();
     if (via === 'grpc') {
+      const t0 = performance.now();
       const client = await connector.connect();
       await client.command(cmd, args(id, path, `p${i}`));
-    } else {
-      await runProcess(
-        LAUNCHER,
-        [],
-        {
-          CNI_COMMAND: cmd,
-          CNI_CONTAINERID: id,
-          CNI_NETNS: path,
-          CNI_IFNAME: 'eth0',
-          CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=p${i}`,
-          CNI_PATH: '/usr/lib/cni',
-          ANTREA_CNI_SOCKET: n.socket,
-        },
-        CONF,
-      );
+      return performance.now() - t0;
     }
-    return performance.now() - t0;
+    return spawner.run(
+      LAUNCHER,
+      [],
+      {
+        CNI_COMMAND: cmd,
+        CNI_CONTAINERID: id,
+        CNI_NETNS: path,
+        CNI_IFNAME: 'eth0',
+        CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=p${i}`,
+        CNI_PATH: '/usr/lib/cni',
+        ANTREA_CNI_SOCKET: n.socket,
+      },
+      CONF,
+    );
   };
   try {
     for (const cmd of ['ADD', 'DEL'] as const) {
       n.agentMs.length = 0;
-      const cpu0 = treeCpu();
+      const cpu0 = treeCpu(spawner.pids);
       const t0 = performance.now();
       const lat = await Promise.all(pods.map((_, i) => one(cmd, i)));
       const total = performance.now() - t0;
-      const cpu = cpuSince(cpu0);
+      const cpu = cpuSince(cpu0, spawner.pids);
       const c = `${cmd.toLowerCase()}-${PODS}-concurrent-${via}`;
       // What the caller sees (for `plugin`: kubelet's view, starting the plugin process included).
       reportLatencies(`${c} end-to-end`, lat, total);
@@ -406,6 +425,7 @@ async function main(): Promise<void> {
     }
     if (PART !== 'adds') await throughput(nodes[0]!, nodes[1]!);
   } finally {
+    spawner.stop();
     for (const n of nodes) await stopNode(n);
     await kube.stop();
     await underlay.delete();

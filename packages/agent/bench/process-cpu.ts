@@ -7,7 +7,7 @@ const TICK_MS = 10; // USER_HZ is 100 on Linux.
 export interface CpuSplit {
   /** This process: the agent (and the in-process gRPC client). */
   agent: number;
-  /** Reaped children of this process: plugin launchers and their node. */
+  /** The benchmark's spawner (playing the container runtime) and the plugin processes it started. */
   plugins: number;
   /** ovs-vswitchd and ovsdb-server. */
   ovs: number;
@@ -47,8 +47,11 @@ function readStat(pid: string): Stat | undefined {
   };
 }
 
-/** CPU milliseconds used so far by this process and its descendants (zombies included), by kind. */
-export function treeCpu(): CpuSplit {
+/**
+ * CPU milliseconds used so far by this process and its descendants (zombies included), by kind;
+ * the subtrees of `pluginRoots` count as plugins.
+ */
+export function treeCpu(pluginRoots: readonly number[] = []): CpuSplit {
   const stats = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .map(readStat)
@@ -58,19 +61,20 @@ export function treeCpu(): CpuSplit {
   const split: CpuSplit = { agent: 0, plugins: 0, ovs: 0, commands: 0 };
   const visit = (s: Stat, kind: keyof CpuSplit | undefined): void => {
     if (UNRELATED.has(s.comm)) return;
-    const k = kind ?? (s.comm.startsWith('ovs') ? 'ovs' : 'commands');
+    const k =
+      kind ?? (pluginRoots.includes(s.pid) ? 'plugins' : s.comm.startsWith('ovs') ? 'ovs' : 'commands');
     split[k] += s.self + s.children;
-    for (const c of byParent.get(s.pid) ?? []) visit(c, k === 'ovs' ? 'ovs' : undefined);
+    for (const c of byParent.get(s.pid) ?? []) visit(c, k === 'commands' ? undefined : k);
   };
   const me = stats.find((s) => s.pid === process.pid)!;
+  // Reaped children of ours are short-lived helpers (ip netns, ovs-vsctl) of the benchmark itself.
   split.agent = me.self;
-  split.plugins = me.children;
   for (const c of byParent.get(process.pid) ?? []) visit(c, undefined);
   return split;
 }
 
-export function cpuSince(before: CpuSplit): CpuSplit {
-  const now = treeCpu();
+export function cpuSince(before: CpuSplit, pluginRoots: readonly number[] = []): CpuSplit {
+  const now = treeCpu(pluginRoots);
   return {
     agent: now.agent - before.agent,
     plugins: now.plugins - before.plugins,
