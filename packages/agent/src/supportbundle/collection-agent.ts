@@ -71,6 +71,8 @@ async function h2json(
 export class SupportBundleCollectionAgent {
   private readonly log: Logger;
   private readonly done = new Set<string>();
+  /** Results the controller has not accepted yet, by collection. */
+  private readonly unreported = new Map<string, { metadata: { name: string } }>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -103,15 +105,42 @@ export class SupportBundleCollectionAgent {
     const selector = encodeURIComponent(`nodeName=${this.o.node}`);
     const res = await h2json(this.o.connection, 'GET', `${BASE}?fieldSelector=${selector}`);
     if (res.status !== 200) throw new Error(`listing supportbundlecollections: HTTP ${res.status}`);
-    for (const c of (res.json as { items?: WireCollection[] }).items ?? []) {
+    const items = (res.json as { items?: WireCollection[] }).items ?? [];
+    const keys = new Set(items.map((c) => c.metadata.uid ?? c.metadata.name));
+    // A collection the controller no longer spans here is finished: forget it and its report.
+    for (const k of this.done) if (!keys.has(k)) this.done.delete(k);
+    for (const k of this.unreported.keys()) if (!keys.has(k)) this.unreported.delete(k);
+    for (const c of items) {
       const key = c.metadata.uid ?? c.metadata.name;
+      const pending = this.unreported.get(key);
+      if (pending) await this.report(key, pending);
       if (this.done.has(key)) continue;
       this.done.add(key);
-      await this.process(c);
+      await this.report(key, await this.process(c));
     }
   }
 
-  private async process(c: WireCollection): Promise<void> {
+  /** Posts a result; kept for the next poll when the controller does not take it. */
+  private async report(key: string, status: { metadata: { name: string } }): Promise<void> {
+    const name = status.metadata.name;
+    const r = await h2json(
+      this.o.connection,
+      'POST',
+      `${BASE}/${encodeURIComponent(name)}/status`,
+      status,
+    ).catch((err: unknown) => ({ status: 0, json: String(err) }));
+    if (r.status >= 200 && r.status < 300) this.unreported.delete(key);
+    else {
+      this.unreported.set(key, status);
+      this.log.warn(
+        { collection: name, status: r.status },
+        'reporting the collection status failed; retrying',
+      );
+    }
+  }
+
+  /** Collects and uploads; returns the status to report. */
+  private async process(c: WireCollection): Promise<{ metadata: { name: string } }> {
     const name = c.metadata.name;
     const now = (this.o.now ?? (() => new Date()))();
     let error: string | undefined;
@@ -149,8 +178,6 @@ export class SupportBundleCollectionAgent {
         },
       ],
     };
-    const r = await h2json(this.o.connection, 'POST', `${BASE}/${encodeURIComponent(name)}/status`, status);
-    if (r.status >= 300)
-      this.log.warn({ collection: name, status: r.status }, 'reporting the collection status failed');
+    return status;
   }
 }
