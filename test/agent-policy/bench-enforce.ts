@@ -23,6 +23,7 @@ import {
   POLICY_KINDS,
   type PolicyKind,
   PolicyWriter,
+  SERVER_PORT,
   waitSettled,
 } from './enforce-run.js';
 import { benchMain, freshLab, labOptions } from './lab-run.js';
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     const pods = await createEnforcePods(lab);
     const stream = new ProbeStream({
       netns: pods.client.netns,
-      targets: pods.servers.map((s) => `${s.pod.ips[0]}:80`),
+      targets: pods.servers.map((s) => `${s.pod.ips[0]}:${SERVER_PORT}`),
       intervalMs: INTERVAL_MS,
       timeoutMs: TIMEOUT_MS,
     });
