@@ -11,7 +11,6 @@ import { type BundleFlags, encodeBundleAddInPlace, encodeBundleControl } from '.
 import { OFPMP, OFPT } from './codec/constants.js';
 import { encodeFlowMod, type Flow, type FlowMod, writeFlowModBody } from './codec/flow-mod.js';
 import { encodeGroupMod, type GroupMod, writeGroupModBody } from './codec/group-mod.js';
-import type { Match } from './codec/match.js';
 import { encodeMeterMod, type MeterMod } from './codec/meter-mod.js';
 import {
   decodeFlowStatsBody,
@@ -22,6 +21,7 @@ import {
   encodeGroupDescRequest,
   encodeTableStatsRequest,
   type FlowStats,
+  type FlowStatsRequest,
   type GroupDesc,
   type TableStats,
 } from './codec/multipart.js';
@@ -33,7 +33,14 @@ import {
   type PacketIn2,
   type PacketOut,
 } from './codec/packet.js';
-import { isOpenFlowError, OfBundleError, OfDecodeError, OfErrorReply } from './errors.js';
+import {
+  isOpenFlowError,
+  OfBundleError,
+  OfClosedError,
+  OfDecodeError,
+  OfErrorReply,
+  OfTimeoutError,
+} from './errors.js';
 import { OfConnection, type OfConnectionOptions, type OfTarget } from './transport/connection.js';
 
 const BUNDLE_CHUNK = 2048;
@@ -41,13 +48,8 @@ const BUNDLE_CHUNK = 2048;
 /** One message of a bundle. */
 export type BundleEntry = ({ kind: 'flow' } & FlowMod) | ({ kind: 'group' } & GroupMod);
 
-export interface DumpFlowsFilter {
-  table?: number;
-  cookie?: bigint;
-  cookieMask?: bigint;
-  match?: Match;
-  outPort?: number;
-}
+/** Which flows a dump returns: table, cookie under mask, match, output port or group. */
+export type DumpFlowsFilter = FlowStatsRequest;
 
 export interface OpenFlowBridgeOptions extends Omit<OfConnectionOptions, 'target'> {
   /** Bridge management socket (`<rundir>/<bridge>.mgmt`) or a TCP endpoint. */
@@ -76,8 +78,9 @@ export interface OpenFlowBridgeClient {
 /**
  * High-level OpenFlow 1.5 client for one OVS bridge.
  *
- * Events: `packetIn` (PacketIn2), `reconnected` (the switch may have restarted: replay flows,
- * groups and meters), `disconnected`, `switchError` (OfErrorReply nobody waited for).
+ * Events: `ready` (reconnect: boolean; the session is set up, after every connection, the first
+ * included), `reconnected` (the switch may have restarted: replay flows, groups and meters),
+ * `packetIn` (PacketIn2), `disconnected`, `switchError` (OfErrorReply nobody waited for).
  */
 export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient {
   readonly conn: OfConnection;
@@ -85,6 +88,8 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
   private readonly controllerId: number;
   private bundleId = 0;
   private started: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private isReady = false;
+  private readonly readyWaiters = new Set<{ resolve: () => void; reject: (e: Error) => void }>();
 
   constructor(options: OpenFlowBridgeOptions) {
     super();
@@ -92,7 +97,10 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
     this.controllerId = options.controllerId ?? 0;
     this.conn = new OfConnection(options);
     this.conn.on('connected', (_f: FeaturesReply, reconnect: boolean) => void this.onConnected(reconnect));
-    this.conn.on('disconnected', () => this.emit('disconnected'));
+    this.conn.on('disconnected', () => {
+      this.isReady = false;
+      this.emit('disconnected');
+    });
     this.conn.on('switchError', (e: OfErrorReply) => this.emit('switchError', e));
     this.conn.on('message', (msg: Buffer) => this.onAsync(msg));
   }
@@ -118,7 +126,41 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
   }
 
   async stop(): Promise<void> {
+    this.isReady = false;
+    const closed = new OfClosedError();
+    for (const w of this.readyWaiters) w.reject(closed);
+    this.readyWaiters.clear();
     await this.conn.stop();
+  }
+
+  /** True once the session is set up on the current connection, until it drops. */
+  get ready(): boolean {
+    return this.isReady && this.conn.connected;
+  }
+
+  /**
+   * Resolves when the session is set up (at once if it is): lets callers hold a request across a
+   * switch restart instead of failing it. Rejects with OF_TIMEOUT, or OF_CLOSED on stop().
+   */
+  waitReady(timeoutMs: number): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.readyWaiters.delete(waiter);
+        reject(new OfTimeoutError(`no OpenFlow session within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.readyWaiters.add(waiter);
+    });
   }
 
   private async onConnected(reconnect: boolean): Promise<void> {
@@ -131,6 +173,10 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
       ];
       if (this.controllerId) msgs.push(encodeSetControllerId(this.conn.nextXid(), this.controllerId));
       await this.transact(msgs);
+      this.isReady = true;
+      for (const w of this.readyWaiters) w.resolve();
+      this.readyWaiters.clear();
+      this.emit('ready', reconnect);
       if (reconnect) {
         this.log.info('reconnected; asking owner to replay state');
         this.emit('reconnected');
@@ -188,7 +234,10 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
     if (!entries.length) return;
     this.bundleId = (this.bundleId + 1) >>> 0;
     const id = this.bundleId;
-    await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'OPEN_REQUEST', flags));
+    // The adds follow the open without waiting for its reply (one round trip less per bundle); a
+    // refused open also gets every add refused, and is reported below.
+    const opened = this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'OPEN_REQUEST', flags));
+    opened.catch(() => {});
     const index = new Map<number, number>();
     const errors: OfErrorReply[] = [];
     const xids: number[] = new Array(entries.length);
@@ -214,11 +263,14 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
         }
         await this.conn.sendMany(chunk);
         // Let I/O (echo replies, packet-ins) run between chunks of a large bundle.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (start + BUNDLE_CHUNK < entries.length)
+          await new Promise<void>((resolve) => setImmediate(resolve));
       }
       // OVS validates each add as it arrives but a rejected add does not poison the bundle, so
       // we must learn about rejections before committing to keep the batch all-or-nothing.
       await this.conn.barrier();
+      // Answered before the barrier, so settled by now.
+      await opened;
       if (errors.length) {
         await this.conn.request(encodeBundleControl(this.conn.nextXid(), id, 'DISCARD_REQUEST', flags));
         throw new OfBundleError(`bundle rejected: ${describe(errors)}`, sorted(errors));
@@ -335,6 +387,7 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
   override on(event: 'packetIn', listener: (pi: PacketIn2) => void): this;
   override on(event: 'reconnected' | 'disconnected', listener: () => void): this;
   override on(event: 'switchError', listener: (err: OfErrorReply) => void): this;
+  override on(event: 'ready', listener: (reconnect: boolean) => void): this;
   override on(event: string, listener: (...args: never[]) => void): this {
     return super.on(event, listener as (...args: unknown[]) => void);
   }

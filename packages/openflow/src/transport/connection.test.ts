@@ -168,6 +168,55 @@ describe('OfConnection and OpenFlowBridge against a fake switch', () => {
     await b.addFlows([SAMPLE_FLOWS[0]!.flow]);
   });
 
+  it('announces every set-up session with ready, and holds waitReady across a reconnect', async () => {
+    const b = bridge();
+    const ready: boolean[] = [];
+    b.on('ready', (reconnect) => ready.push(reconnect));
+    expect(b.ready).toBe(false);
+    await b.start();
+    expect(b.ready).toBe(true);
+    await b.waitReady(10);
+    const down = new Promise<void>((resolve) => b.once('disconnected', resolve));
+    sw.dropConnections();
+    await down;
+    expect(b.ready).toBe(false);
+    await b.waitReady(3000);
+    expect(b.ready).toBe(true);
+    // The session is set up again before it is announced: packet-ins stay enabled.
+    expect(sw.ofType(OFPT.SET_ASYNC)).toHaveLength(2);
+    expect(ready).toEqual([false, true]);
+    await b.addFlows([SAMPLE_FLOWS[0]!.flow]);
+  });
+
+  it('waitReady times out while the switch is away, and stop() fails waiters with OF_CLOSED', async () => {
+    const b = bridge();
+    await b.start();
+    await sw.close();
+    await waitFor(() => !b.ready);
+    await expect(b.waitReady(30)).rejects.toMatchObject({ code: 'OF_TIMEOUT' });
+    const waiting = expect(b.waitReady(10_000)).rejects.toMatchObject({ code: 'OF_CLOSED' });
+    await b.stop();
+    await waiting;
+  });
+
+  it('sends the adds behind the bundle open, and commits nothing when the open is refused', async () => {
+    const b = bridge();
+    await b.start();
+    const isOpen = (m: Buffer): boolean => m[1] === OFPT.BUNDLE_CONTROL && m.readUInt16BE(12) === 0;
+    sw.reject = (m) => (isOpen(m) ? [17, 2] : undefined); // OFPBFC_BAD_ID
+    const err = await b.addFlows([SAMPLE_FLOWS[0]!.flow, SAMPLE_FLOWS[1]!.flow]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'OF_ERROR_REPLY', errName: 'OFPBFC_BAD_ID' });
+    const sent = sw.received.filter((m) => m[1] === OFPT.BUNDLE_CONTROL || m[1] === OFPT.BUNDLE_ADD_MESSAGE);
+    expect(sent.map((m) => m[1])).toEqual([
+      OFPT.BUNDLE_CONTROL,
+      OFPT.BUNDLE_ADD_MESSAGE,
+      OFPT.BUNDLE_ADD_MESSAGE,
+    ]);
+    // The session is still usable.
+    sw.reject = () => undefined;
+    await b.addFlows([SAMPLE_FLOWS[0]!.flow]);
+  });
+
   it('declares a silent switch dead after the echo timeout and reconnects', async () => {
     const b = bridge({ echoIntervalMs: 20, echoTimeoutMs: 80 });
     await b.start();
