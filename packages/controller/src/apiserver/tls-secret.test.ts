@@ -46,7 +46,9 @@ describe('TlsSecretPersistence', () => {
     expect(saved['ca.crt']).toBe(first.current().caBundlePem);
 
     const second = manager();
-    await persistence(secrets, second).start();
+    const p2 = persistence(secrets, second);
+    await p2.start();
+    p2.stop();
     expect(second.current().certPem).toBe(first.current().certPem);
     expect(second.current().caBundlePem).toBe(first.current().caBundlePem);
     expect(secrets.puts).toBe(1);
@@ -57,7 +59,9 @@ describe('TlsSecretPersistence', () => {
     secrets.data.set('kube-system/antrea-controller-tls', { 'tls.crt': 'x', 'tls.key': 'y' });
     const m = manager();
     const own = m.current().certPem;
-    await persistence(secrets, m).start();
+    const p = persistence(secrets, m);
+    await p.start();
+    p.stop();
     expect(m.current().certPem).toBe(own);
     expect(secrets.data.get('kube-system/antrea-controller-tls')!['tls.crt']).toBe(own);
   });
@@ -81,5 +85,30 @@ describe('TlsSecretPersistence', () => {
       .poll(() => secrets.data.get('kube-system/antrea-controller-tls')?.['tls.crt'])
       .toBe(m.current().certPem);
     p.stop();
+  });
+
+  it('adopts a rotation another instance wrote to the Secret, without writing it back', async () => {
+    const secrets = new MemorySecrets();
+    const clockA = new FakeClock(Date.now());
+    const a = manager(clockA);
+    const b = manager();
+    const pa = persistence(secrets, a);
+    const pb = persistence(secrets, b);
+    await pa.start();
+    await pb.start();
+    expect(b.current().certPem).toBe(a.current().certPem);
+    expect(await pb.resync()).toBe(false);
+    clockA.advance(340 * DAY);
+    a.checkRotation();
+    await expect
+      .poll(() => secrets.data.get('kube-system/antrea-controller-tls')?.['tls.crt'])
+      .toBe(a.current().certPem);
+    const puts = secrets.puts;
+    expect(await pb.resync()).toBe(true);
+    expect(b.current().certPem).toBe(a.current().certPem);
+    expect(b.current().caBundlePem).toBe(a.current().caBundlePem);
+    expect(secrets.puts).toBe(puts);
+    pa.stop();
+    pb.stop();
   });
 });

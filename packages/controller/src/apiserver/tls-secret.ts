@@ -53,19 +53,26 @@ export interface TlsSecretPersistenceOptions {
   name?: string;
   /** Pause between attempts when saving fails (e.g. no RBAC for Secrets yet). Default 30 s. */
   retryMs?: number;
+  /** How often the Secret is read again to adopt another instance's rotation. Default 1 hour. */
+  resyncMs?: number;
 }
 
 /**
  * Restores the certificates from the Secret at start (before serving), then writes every change
  * (first generation, rotations) back. A missing or unusable Secret leaves the generated material,
  * which is then saved; a failing API is retried in the background rather than stopping the
- * controller, which keeps serving with what it has.
+ * controller, which keeps serving with what it has. The Secret stays the source of truth: it is
+ * read again periodically (Antrea: on Secret events and hourly), so that two instances running
+ * during a rolling update end up serving the same certificates.
  */
 export class TlsSecretPersistence {
   readonly #log: Logger;
   readonly #opts: Required<Omit<TlsSecretPersistenceOptions, 'logger'>>;
   #unsubscribe: (() => void) | undefined;
   #retry: NodeJS.Timeout | undefined;
+  #resync: NodeJS.Timeout | undefined;
+  /** Set while adopting the Secret's content: that change needs no write back. */
+  #adopting = false;
   #saving: Promise<void> = Promise.resolve();
 
   constructor(options: TlsSecretPersistenceOptions) {
@@ -76,6 +83,7 @@ export class TlsSecretPersistence {
       namespace: options.namespace,
       name: options.name ?? CONTROLLER_TLS_SECRET_NAME,
       retryMs: options.retryMs ?? 30_000,
+      resyncMs: options.resyncMs ?? 3_600_000,
     };
   }
 
@@ -91,8 +99,37 @@ export class TlsSecretPersistence {
     const persisted = stored && fromData(stored);
     if (persisted) certificates.restore(persisted);
     else if (stored) this.#log.warn({ secret: `${namespace}/${name}` }, 'TLS Secret incomplete; generating');
-    this.#unsubscribe ??= certificates.onChange(() => this.#save());
+    this.#unsubscribe ??= certificates.onChange(() => {
+      if (!this.#adopting) void this.#save();
+    });
     if (!stored || !sameData(stored, toData(certificates.exportState()))) await this.#save();
+    if (!this.#resync) {
+      this.#resync = setInterval(() => void this.resync(), this.#opts.resyncMs);
+      this.#resync.unref();
+    }
+  }
+
+  /**
+   * Adopts what the Secret holds when it differs from what is served and is usable (another
+   * instance rotated). True when something was adopted.
+   */
+  async resync(): Promise<boolean> {
+    const { secrets, certificates, namespace, name } = this.#opts;
+    let stored: Record<string, string> | undefined;
+    try {
+      stored = await secrets.get(namespace, name);
+    } catch (err) {
+      this.#log.warn({ err, secret: `${namespace}/${name}` }, 'cannot read the TLS Secret');
+      return false;
+    }
+    const persisted = stored && fromData(stored);
+    if (!persisted || sameData(stored!, toData(certificates.exportState()))) return false;
+    this.#adopting = true;
+    try {
+      return certificates.restore(persisted);
+    } finally {
+      this.#adopting = false;
+    }
   }
 
   stop(): void {
@@ -100,6 +137,8 @@ export class TlsSecretPersistence {
     this.#unsubscribe = undefined;
     if (this.#retry) clearTimeout(this.#retry);
     this.#retry = undefined;
+    if (this.#resync) clearInterval(this.#resync);
+    this.#resync = undefined;
   }
 
   /** Serialized saves of the current state; a failure schedules one retry of the latest state. */
