@@ -89,13 +89,8 @@ export class TlsSecretPersistence {
 
   /** Adopts the persisted certificates if usable, then persists what is served and follows changes. */
   async start(): Promise<void> {
-    const { secrets, certificates, namespace, name } = this.#opts;
-    let stored: Record<string, string> | undefined;
-    try {
-      stored = await secrets.get(namespace, name);
-    } catch (err) {
-      this.#log.warn({ err, secret: `${namespace}/${name}` }, 'cannot read the TLS Secret; generating');
-    }
+    const { certificates, namespace, name } = this.#opts;
+    const stored = await this.#read();
     const persisted = stored && fromData(stored);
     if (persisted) certificates.restore(persisted);
     else if (stored) this.#log.warn({ secret: `${namespace}/${name}` }, 'TLS Secret incomplete; generating');
@@ -114,21 +109,26 @@ export class TlsSecretPersistence {
    * instance rotated). True when something was adopted.
    */
   async resync(): Promise<boolean> {
-    const { secrets, certificates, namespace, name } = this.#opts;
-    let stored: Record<string, string> | undefined;
-    try {
-      stored = await secrets.get(namespace, name);
-    } catch (err) {
-      this.#log.warn({ err, secret: `${namespace}/${name}` }, 'cannot read the TLS Secret');
-      return false;
-    }
+    const { certificates } = this.#opts;
+    const stored = await this.#read();
     const persisted = stored && fromData(stored);
-    if (!persisted || sameData(stored!, toData(certificates.exportState()))) return false;
+    if (!stored || !persisted || sameData(stored, toData(certificates.exportState()))) return false;
     this.#adopting = true;
     try {
       return certificates.restore(persisted);
     } finally {
       this.#adopting = false;
+    }
+  }
+
+  /** The Secret's data; undefined when it does not exist or cannot be read (logged). */
+  async #read(): Promise<Record<string, string> | undefined> {
+    const { secrets, namespace, name } = this.#opts;
+    try {
+      return await secrets.get(namespace, name);
+    } catch (err) {
+      this.#log.warn({ err, secret: `${namespace}/${name}` }, 'cannot read the TLS Secret');
+      return undefined;
     }
   }
 
