@@ -38,6 +38,7 @@ import {
   OfBundleError,
   OfClosedError,
   OfDecodeError,
+  OfDisconnectedError,
   OfErrorReply,
   OfTimeoutError,
 } from './errors.js';
@@ -188,6 +189,9 @@ export class OpenFlowBridge extends EventEmitter implements OpenFlowBridgeClient
       this.log.error({ err }, 'switch setup failed');
       this.started?.reject(err as Error);
       this.started = undefined;
+      // A session without packet-ins would never be announced, so its owner would never replay:
+      // start over on a fresh connection (a lost connection redials by itself).
+      if (!(err instanceof OfDisconnectedError || err instanceof OfClosedError)) this.conn.drop();
     }
   }
 

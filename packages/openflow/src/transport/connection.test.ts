@@ -188,6 +188,21 @@ describe('OfConnection and OpenFlowBridge against a fake switch', () => {
     await b.addFlows([SAMPLE_FLOWS[0]!.flow]);
   });
 
+  it('redials when the switch refuses the session setup after a reconnect, instead of staying unannounced', async () => {
+    const b = bridge();
+    await b.start();
+    const ready: boolean[] = [];
+    b.on('ready', (reconnect) => ready.push(reconnect));
+    let refusals = 2;
+    sw.reject = (m) => (m[1] === OFPT.SET_ASYNC && refusals-- > 0 ? [1, 0] : undefined);
+    sw.dropConnections();
+    await waitFor(() => ready.length === 1);
+    expect(refusals).toBe(-1);
+    expect(b.ready).toBe(true);
+    expect(ready).toEqual([true]);
+    expect(sw.ofType(OFPT.HELLO)).toHaveLength(4);
+  });
+
   it('waitReady times out while the switch is away, and stop() fails waiters with OF_CLOSED', async () => {
     const b = bridge();
     await b.start();

@@ -141,6 +141,11 @@ export class OfConnection extends EventEmitter {
     }
   }
 
+  /** Closes the current connection (the switch misbehaved); a redial follows unless stopped. */
+  drop(): void {
+    this.socket?.destroy();
+  }
+
   nextXid(): number {
     this.xid = (this.xid + 1) >>> 0;
     if (this.xid === 0) this.xid = 1;
