@@ -16,7 +16,6 @@ import {
   ShellCommandRunner,
 } from '@antrea-ts/agent';
 import { LogRing } from '@antrea-ts/apis';
-import { OpenFlowBridge } from '@antrea-ts/openflow';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -67,16 +66,8 @@ async function main(): Promise<number> {
           (await readFile('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8')).trim(),
       })
     : undefined;
-  // A second OpenFlow session for packet-ins (Reject replies, Traceflow) and packet-outs, so the
-  // flow session stays simple.
-  const packetIn = new OpenFlowBridge({
-    target: { path: join(options.ovsRunDir, `${options.agent.bridgeName}.mgmt`) },
-    logger,
-  });
-  packetIn.on('switchError', () => {});
-  void packetIn
-    .start(controller.signal)
-    .catch((err: unknown) => logger.warn({ err }, 'packet-in session failed'));
+  // Packet-ins (Reject replies, Traceflow) and packet-outs use the same OpenFlow session as flows.
+  const packetIn = of.bridge;
   // The NetworkPolicy audit log of rules with enableLogging (Antrea's np.log); opened on first use.
   let auditStream: ReturnType<typeof createWriteStream> | undefined;
   const policyAuditLog = (line: string) => {

@@ -33,7 +33,7 @@ import {
   uniqueTag,
   waitFor,
 } from '@antrea-ts/harness';
-import { OpenFlowBridge } from '@antrea-ts/openflow';
+import type { OpenFlowBridge } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -206,9 +206,7 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
         ]),
       ],
     ]);
-    packetIns = new OpenFlowBridge({ target: { path: ovs.bridgeMgmtSocket(BR) }, logger });
-    packetIns.on('switchError', () => {});
-    await packetIns.start();
+    packetIns = conn.bridge;
     agent = new TraceflowAgent({
       nodeName: 'node-1',
       api,
