@@ -48,6 +48,8 @@ export const AGENT_RULES = [
     READ,
   ),
   rule(['controlplane.antrea.io'], ['networkpolicies/status', 'nodestatssummaries'], ['create', 'get']),
+  rule(['controlplane.antrea.io'], ['supportbundlecollections'], READ),
+  rule(['controlplane.antrea.io'], ['supportbundlecollections/status'], ['create']),
   rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
   rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
   rule(['events.k8s.io', ''], ['events'], ['create', 'patch']),
@@ -57,6 +59,10 @@ export const CONTROLLER_RULES = [
   rule([''], ['pods', 'namespaces', 'services', 'endpoints'], READ),
   rule([''], ['nodes'], [...READ, 'patch', 'update']),
   rule([''], ['configmaps'], [...READ, 'create', 'update', 'patch']),
+  // Secrets: a SupportBundleCollection's upload credentials (any name it references), and the
+  // controller's own serving certificate and CA, kept across restarts in antrea-controller-tls.
+  rule([''], ['secrets'], ['get', 'create']),
+  { apiGroups: [''], resources: ['secrets'], resourceNames: ['antrea-controller-tls'], verbs: ['update'] },
   rule(['discovery.k8s.io'], ['endpointslices'], READ),
   rule(['networking.k8s.io'], ['networkpolicies'], READ),
   rule(['crd.antrea.io'], ['*'], ['*']),
