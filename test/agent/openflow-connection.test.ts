@@ -1,13 +1,15 @@
 import {
   CookieAllocator,
+  craftTracePacket,
   DEFAULT_FEATURES,
   FlowCache,
   OfConnection,
   Pipeline,
   pipelineFlows,
+  tracePacketSpec,
 } from '@antrea-ts/agent';
 import { createNetns, type Netns, type OvsInstance, startOvs, uniqueTag, waitFor } from '@antrea-ts/harness';
-import { formatFlow } from '@antrea-ts/openflow';
+import { buildMatch, formatFlow, OFPP, type PacketIn2 } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -119,5 +121,41 @@ describe('OpenFlow connection and flow cache against real ovs-vswitchd', () => {
       20_000,
     );
     expect(generations).toBeGreaterThanOrEqual(1);
+  });
+
+  it('carries packet-out, packet-in and per-cookie flow stats on the one session, after a restart too', async () => {
+    // A fresh ovs-vswitchd must get the session setup again (packet-in format, async config).
+    await ovs.restartVswitchd({ crash: true });
+    await waitFor('reconnected', async () => conn.connected, 20_000, 5);
+    const cookie = 0x0e00_0000_0000_0001n;
+    await conn.bundle([
+      {
+        command: 'ADD',
+        table: 250,
+        priority: 10,
+        cookie,
+        match: buildMatch({ ip: true }),
+        actions: [{ type: 'controller', userdata: Buffer.from([7]), maxLen: 0xffff }],
+      },
+    ]);
+    const ends = {
+      srcMac: '02:00:00:00:00:01',
+      dstMac: '02:00:00:00:00:02',
+      srcIp: '10.9.0.1',
+      dstIp: '10.9.0.2',
+    };
+    const packet = craftTracePacket(tracePacketSpec(1, undefined, ends, Math.random));
+    const got = new Promise<PacketIn2>((resolve) => conn.bridge.once('packetIn', resolve));
+    await conn.bridge.sendPacketOut({
+      inPort: OFPP.CONTROLLER,
+      actions: [{ type: 'resubmit', table: 250 }],
+      packet,
+    });
+    const pi = await got;
+    expect(pi.packet.equals(packet)).toBe(true);
+    expect(pi.cookie).toBe(cookie);
+    expect(pi.userdata).toEqual(Buffer.from([7]));
+    const stats = await conn.dumpFlows({ cookie, cookieMask: 0xffff_ffff_ffff_ffffn });
+    expect(stats.map((f) => [f.table, f.packetCount])).toEqual([[250, 1n]]);
   });
 });
