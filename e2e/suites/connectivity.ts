@@ -57,4 +57,29 @@ export const connectivityChecks: E2eCheck[] = [
         }
       }),
   },
+  {
+    suite: 'connectivity',
+    name: 'exec in a Pod: its eth0 holds the IP the cluster reported, and nothing else of the Pod network',
+    needs: ['exec'],
+    timeoutMs: 60_000,
+    run: (ctx) =>
+      withNamespace(ctx, 'e2e-exec', async (ns, p) => {
+        const pod = { namespace: ns, name: 'e' };
+        const { ips } = await p.createPod(servingPod(ns, pod.name));
+        // node is in every e2e Pod (kind image) and on the lab host; its view of the interfaces
+        // is the Pod's network namespace.
+        const script = "console.log(JSON.stringify(require('node:os').networkInterfaces()))";
+        const ifaces = JSON.parse(await p.exec!(pod, ['node', '-e', script])) as Record<
+          string,
+          { address: string; family: string }[]
+        >;
+        const v4 = (name: string) =>
+          (ifaces[name] ?? []).filter((a) => a.family === 'IPv4').map((a) => a.address);
+        assert.deepEqual(
+          v4('eth0'),
+          ips.filter((ip) => !ip.includes(':')),
+        );
+        assert.deepEqual(Object.keys(ifaces).sort(), ['eth0', 'lo']);
+      }),
+  },
 ];

@@ -2,6 +2,7 @@
 // restarted, commands and antctl run inside Pods and Nodes, and probes to the host outside the
 // cluster. It drives the lab's `Lab` class (packages/lab), whose shape LabCluster names.
 import { run } from '@antrea-ts/harness';
+import { E2eError } from '../errors.js';
 import type { AddressTarget, AntctlTarget, PodRef, ProbeOutcome, RestartableComponent } from '../provider.js';
 import type { KubectlObjects } from './kubectl-objects.js';
 import { type LabPodNetwork, LabProvider, type LabProviderOptions } from './lab-provider.js';
@@ -77,7 +78,7 @@ export class LabClusterProvider extends LabProvider {
         timeoutMs: 60_000,
       });
     const n = this.lab.state.nodes.find((x) => x.name === target.node);
-    if (!n) return Promise.reject(new Error(`no Node ${target.node} in the lab`));
+    if (!n) return Promise.reject(new E2eError('E2E_PROVIDER', `no Node ${target.node} in the lab`));
     return run(
       [node, this.antctlMain, '--mode', 'agent', '--agent-address', `http://127.0.0.1:${n.apiPort}`, ...args],
       { netns: n.netns, timeoutMs: 60_000 },
