@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { run } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { antctlIn, COLLECTION_RBAC, extract, findSecrets, LAB_OPTIONS, N1, ROOT } from './lab-support.js';
+import { antctlIn, extract, findSecrets, LAB_OPTIONS, N1, ROOT } from './lab-support.js';
 
 const exec = promisify(execFile);
 let lab: Lab;
@@ -336,8 +336,6 @@ describe('antctl agent mode and support bundles on a real agent', () => {
   });
 
   it('SupportBundleCollection: the controller picks the Node, the agent uploads with the token of the Secret, status completes', async () => {
-    // The manifests' roles lack SupportBundleCollection rules (see the agent README): granted here.
-    await lab.kubectl(['apply', '-f', '-'], { input: COLLECTION_RBAC });
     const uploads: { url: string; auth: string; body: Buffer }[] = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
