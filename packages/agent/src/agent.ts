@@ -410,7 +410,10 @@ export class Agent {
       randomBytes: deps.randomBytes,
       netnsExists: deps.netnsExists,
       ...(batcher
-        ? { addPort: (spec: { name: string; externalIds: Record<string, string> }) => batcher.add(spec) }
+        ? {
+            addPort: (spec: { name: string; externalIds: Record<string, string> }) => batcher.add(spec),
+            deletePort: (name: string) => batcher.delete(name),
+          }
         : {}),
     });
     this.cni = new CniServer({

@@ -34,6 +34,8 @@ export interface PodConfiguratorDeps {
   readonly randomBytes: (n: number) => Buffer;
   /** Adds the Pod's OVS port (e.g. through a PortBatcher); bridges.addPort when absent. */
   readonly addPort?: (spec: { name: string; externalIds: Record<string, string> }) => Promise<unknown>;
+  /** Removes the Pod's OVS port (e.g. through a PortBatcher); bridges.deletePort when absent. */
+  readonly deletePort?: (name: string) => Promise<unknown>;
   /** Whether a netns path exists (default: the file is there). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
 }
@@ -192,7 +194,9 @@ export class PodConfigurator {
     const pod = deps.store.get(req.containerId);
     if (pod) {
       await deps.flows.remove(podFlowOwner(req.containerId));
-      await deps.bridges.deletePort(deps.bridgeName, pod.hostIfName);
+      await (deps.deletePort
+        ? deps.deletePort(pod.hostIfName)
+        : deps.bridges.deletePort(deps.bridgeName, pod.hostIfName));
       // Deleting our end removes the pair, wherever the Pod end is (or if its netns is gone).
       await this.links.run([`link del ${pod.hostIfName}`]).catch(() => undefined);
       deps.store.delete(req.containerId);

@@ -6,8 +6,10 @@ import {
   type OvsdbClient,
   ovsMap,
   ovsSet,
+  Uuid,
 } from '@antrea-ts/ovsdb';
 import type { Logger } from 'pino';
+import { GroupCommit, type ItemOutcome } from '../util/group-commit.js';
 
 export interface SimplePortSpec {
   readonly name: string;
@@ -15,15 +17,15 @@ export interface SimplePortSpec {
 }
 
 /**
- * Adds Pod ports to a bridge with group commit: ports requested while a transaction is in flight
- * go together in the next one. ovs-vswitchd reconfigures the bridge once per committed transaction,
- * and with userspace OVS that reconfiguration is what a burst of Pod ADDs waits on. A failed merged
- * transaction is retried port by port, so one bad port fails only its own ADD.
+ * Adds and removes Pod ports with group commit: ports requested while a transaction is in flight go
+ * together in the next one. ovs-vswitchd reconfigures the bridge once per committed transaction,
+ * and with userspace OVS that reconfiguration is what a burst of Pod ADDs (or DELs) waits on. A
+ * failed merged transaction is retried port by port, so one bad port fails only its own request.
  */
 export class PortBatcher {
   private readonly log: Logger;
-  private queue: Array<{ spec: SimplePortSpec; resolve: () => void; reject: (err: unknown) => void }> = [];
-  private flushing = false;
+  private readonly adds: GroupCommit<SimplePortSpec>;
+  private readonly deletes: GroupCommit<string>;
 
   constructor(
     private readonly client: OvsdbClient,
@@ -32,43 +34,75 @@ export class PortBatcher {
     logger: Logger,
   ) {
     this.log = logger.child({ component: 'port-batcher' });
+    this.adds = new GroupCommit((specs) =>
+      this.commit(
+        specs,
+        () => portOps(this.bridge, specs),
+        (spec) => this.bridges.addPort(this.bridge, spec),
+      ),
+    );
+    this.deletes = new GroupCommit((names) =>
+      this.commit(
+        names,
+        () => this.deleteOps(names),
+        (name) => this.bridges.deletePort(this.bridge, name),
+      ),
+    );
   }
 
   add(spec: SimplePortSpec): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ spec, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
+    return this.adds.submit(spec);
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
+  /** Removes the port if it exists (idempotent, like BridgeClient.deletePort). */
+  delete(name: string): Promise<void> {
+    return this.deletes.submit(name);
+  }
+
+  /** One item goes through the bridge client; several in one transaction, one by one if that fails. */
+  private async commit<T>(
+    items: readonly T[],
+    ops: () => Promise<Operation[]> | Operation[],
+    one: (item: T) => Promise<unknown>,
+  ): Promise<ItemOutcome[]> {
+    const alone = (item: T) =>
+      one(item).then(
+        () => undefined,
+        (err: unknown) => err as Error,
+      );
+    if (items.length === 1) return [await alone(items[0]!)];
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0);
-        if (batch.length === 1) {
-          const [only] = batch;
-          await this.bridges.addPort(this.bridge, only!.spec).then(() => only!.resolve(), only!.reject);
-          continue;
-        }
-        try {
-          await this.client.transact(
-            OVS_DB,
-            portOps(
-              this.bridge,
-              batch.map((b) => b.spec),
-            ),
-          );
-          for (const b of batch) b.resolve();
-          this.log.debug({ ports: batch.length }, 'added ports in one transaction');
-        } catch {
-          for (const b of batch)
-            await this.bridges.addPort(this.bridge, b.spec).then(() => b.resolve(), b.reject);
-        }
-      }
-    } finally {
-      this.flushing = false;
+      await this.client.transact(OVS_DB, await ops());
+      this.log.debug({ ports: items.length }, 'changed ports in one transaction');
+      return items.map(() => undefined);
+    } catch {
+      return Promise.all(items.map(alone));
     }
+  }
+
+  /** The Port rows named `names` that exist, removed from the bridge in one mutate. */
+  private async deleteOps(names: readonly string[]): Promise<Operation[]> {
+    const found = await this.client.transact(
+      OVS_DB,
+      names.map((name) => ({
+        op: 'select',
+        table: 'Port',
+        where: [['name', '==', name]],
+        columns: ['_uuid'],
+      })),
+    );
+    const uuids = found
+      .flatMap((r) => (r?.rows ?? []).map((row) => row['_uuid']))
+      .filter((u) => u instanceof Uuid);
+    return [
+      {
+        op: 'mutate',
+        table: 'Bridge',
+        where: [['name', '==', this.bridge]],
+        mutations: [['ports', 'delete', ovsSet(...uuids)]],
+      },
+      { op: 'comment', comment: `antrea-ts: delete ${uuids.length} ports from ${this.bridge}` },
+    ];
   }
 }
 
