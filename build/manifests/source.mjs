@@ -20,6 +20,9 @@ export const DEFAULT_VALUES = {
   agent: { resources: { requests: { cpu: '200m', memory: '256Mi' } } },
   ovs: { resources: { requests: { cpu: '200m', memory: '128Mi' } } },
   controller: { resources: { requests: { cpu: '200m', memory: '256Mi' } } },
+  // The web dashboard listens on the controller Pod's loopback only: reach it with
+  // `kubectl -n kube-system port-forward deploy/antrea-controller 10352`. 0 turns it off.
+  dashboard: { port: 10352 },
 };
 
 const NS = 'kube-system';
@@ -234,7 +237,11 @@ function controllerDeployment(r) {
               image: image(r),
               imagePullPolicy: r.scalar('image.pullPolicy'),
               command: ['antrea-controller'],
-              args: ['--config=/etc/antrea/antrea-controller.conf', `--log-level=${r.scalar('logLevel')}`],
+              args: [
+                '--config=/etc/antrea/antrea-controller.conf',
+                `--log-level=${r.scalar('logLevel')}`,
+                `--dashboard-port=${r.scalar('dashboard.port')}`,
+              ],
               env: fieldEnv,
               ports: [{ name: 'api', containerPort: 10349, protocol: 'TCP' }],
               readinessProbe: {

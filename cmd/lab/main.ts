@@ -272,6 +272,7 @@ function formatStatus(s: LabStatus): string {
     `Lab in ${s.stateDir} (${s.phase})`,
     `  kube-apiserver   ${s.apiserver ?? '-'}`,
     `  antrea-controller ${s.controller ? `${s.controller.address}  APIService ${s.controller.apiServiceAvailable ? 'Available' : 'not available'}` : 'not running'}`,
+    ...(s.controller ? [`  dashboard        ${s.controller.dashboard}`] : []),
     `  kubeconfig       ${s.kubeconfig}`,
     `  logs             ${s.logDir}`,
     'Nodes:',

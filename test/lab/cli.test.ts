@@ -96,10 +96,11 @@ describe('lab CLI', () => {
     expect(await lab('pod', 'list')).not.toContain('t/p');
   });
 
-  it('reports status as JSON: every component running, agents ready, log dir', async () => {
+  it('reports status as JSON: every component running, agents ready, log dir, the dashboard', async () => {
     const status = JSON.parse(await lab('status', '--json')) as {
       phase: string;
       logDir: string;
+      controller: { dashboard: string };
       components: Array<{ name: string; running: boolean }>;
       nodes: Array<{ agentReady: boolean }>;
       versions: Record<string, string>;
@@ -109,6 +110,9 @@ describe('lab CLI', () => {
     expect(status.components.filter((c) => !c.running)).toEqual([]);
     expect(status.nodes.every((n) => n.agentReady)).toBe(true);
     expect(Object.keys(status.versions)).toEqual(expect.arrayContaining(['kube-apiserver', 'openvswitch']));
+    const page = await fetch(status.controller.dashboard);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>Cluster health</h1>');
   });
 
   it('down removes the lab, and reading commands then say there is none', async () => {

@@ -13,7 +13,12 @@ import { kubeconfigYaml } from './kubeconfig.js';
 import { DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_COUNT, LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { removeLeftovers } from './leftovers.js';
 import { controllerServiceObjects, rbacObjects, toApplyStream, webhookObjects } from './manifests.js';
-import { ANTREA_NAMESPACE_NAME, CONTROLLER_API_PORT, CONTROLPLANE_APISERVICE } from './names.js';
+import {
+  ANTREA_NAMESPACE_NAME,
+  CONTROLLER_API_PORT,
+  CONTROLLER_DASHBOARD_PORT,
+  CONTROLPLANE_APISERVICE,
+} from './names.js';
 import { createNodeNetwork, deleteNodeNetwork, nodeRecord, startAgent, writeNodeFiles } from './node.js';
 import { type ProbeResult, type ProbeTarget, runProbes } from './probe.js';
 import { isAlive, isRunning, respawn, spawnDetached, stopProcess } from './processes.js';
@@ -102,7 +107,7 @@ export interface LabStatus {
   logDir: string;
   kubeconfig: string;
   apiserver: string | undefined;
-  controller: { address: string; apiServiceAvailable: boolean } | undefined;
+  controller: { address: string; apiServiceAvailable: boolean; dashboard: string } | undefined;
   nodes: Array<{
     name: string;
     nodeIp: string;
@@ -300,6 +305,8 @@ export class Lab {
         `--kubeconfig=${this.layout.controllerKubeconfig}`,
         `--bind-address=${this.layout.hostIp}`,
         `--api-port=${CONTROLLER_API_PORT}`,
+        `--dashboard-port=${CONTROLLER_DASHBOARD_PORT}`,
+        `--dashboard-bind-address=${this.layout.hostIp}`,
         '--enable-node-ipam',
         `--cluster-cidrs=${clusterCidr}`,
         ...(nodeCidrMaskSize !== undefined ? [`--config=${config}`] : []),
@@ -841,6 +848,7 @@ export class Lab {
         ? {
             address: `${state.controller.address}:${state.controller.port}`,
             apiServiceAvailable: await this.#apiServiceAvailable(),
+            dashboard: `http://${state.controller.address}:${CONTROLLER_DASHBOARD_PORT}/`,
           }
         : undefined,
       nodes,
