@@ -19,6 +19,9 @@ export interface CertRequest {
   usage: 'server' | 'client' | 'both';
 }
 
+/** `openssl req` arguments for a new, unencrypted P-256 key. */
+const NEW_P256_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
 /**
  * Test PKI made with the openssl CLI (Node has no API to issue certificates). ECDSA P-256 keys keep
  * generation fast; the certificates live two days, longer than any test run.
@@ -32,11 +35,7 @@ export class TestPki {
       'openssl',
       'req',
       '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
+      ...NEW_P256_KEY,
       '-keyout',
       files.key,
       '-out',
@@ -65,11 +64,7 @@ export class TestPki {
       'openssl',
       'req',
       '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
+      ...NEW_P256_KEY,
       '-keyout',
       files.key,
       '-out',
@@ -103,7 +98,9 @@ export class TestPki {
       ca.cert,
       '-CAkey',
       ca.key,
-      '-CAcreateserial',
+      // A random serial, not a CA serial file: certificates of one CA are issued in parallel.
+      '-set_serial',
+      `0x${randomBytes(16).toString('hex')}`,
       '-out',
       files.cert,
       '-days',
