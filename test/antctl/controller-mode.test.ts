@@ -8,37 +8,39 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
+  apiServiceObject,
+  applyObjects,
   cachedBinDir,
-  createVethPair,
+  type ExtensionServerSetup,
+  getRawWhenServed,
+  installCrds,
   type KubeCluster,
   makeTempDir,
-  run,
-  serviceWithEndpoints,
-  startKube,
+  startExtensionServerSetup,
   type TempDir,
   TestPki,
-  tryRun,
-  uniqueTag,
 } from '@antrea-ts/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_BYTES, type SeenRequest, startFakeController } from './fake-controller.js';
 import { antctl, eventually } from './helpers.js';
 
-const CONTROLLER_IP = '198.18.252.1';
+// Not 198.18.252.1: test/controller-apiserver serves there, and another run may be under way.
+const CONTROLLER_IP = '198.18.255.1';
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const execFileP = promisify(execFile);
 
 describe('antctl controller mode through the aggregation layer', () => {
+  let setup: ExtensionServerSetup;
   let kube: KubeCluster;
   let server: Server;
   let seen: SeenRequest[];
   let logLevel: { value: number };
   let tmp: TempDir;
   let kc: string;
-  const link = `atc${uniqueTag()}`;
 
   beforeAll(async () => {
-    kube = await startKube();
+    setup = await startExtensionServerSetup({ ip: CONTROLLER_IP });
+    kube = setup.kube;
     kc = kube.kubeconfigPath;
     tmp = makeTempDir('antctl');
     const pki = new TestPki(tmp.path);
@@ -51,8 +53,6 @@ describe('antctl controller mode through the aggregation layer', () => {
       dnsNames: ['antrea.kube-system.svc', 'antrea.kube-system.svc.cluster.local', 'localhost'],
       ipAddresses: [CONTROLLER_IP],
     });
-    await createVethPair({ name: link }, { name: `${link}p` });
-    await run(['ip', 'addr', 'add', `${CONTROLLER_IP}/32`, 'dev', link]);
     const fake = await startFakeController({
       ip: CONTROLLER_IP,
       cert: serving.cert,
@@ -63,24 +63,11 @@ describe('antctl controller mode through the aggregation layer', () => {
     seen = fake.seen;
     logLevel = fake.logLevel;
     const port = fake.port;
-    const caBundle = readFileSync(ca.cert).toString('base64');
-    const apiService = (group: string, version: string) => ({
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: `${version}.${group}` },
-      spec: {
-        group,
-        version,
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-        service: { name: 'antrea', namespace: 'kube-system', port: 443 },
-        caBundle,
-      },
-    });
-    const objects = [
-      ...serviceWithEndpoints({ name: 'antrea', namespace: 'kube-system', ip: CONTROLLER_IP, port }),
-      apiService('controlplane.antrea.io', 'v1beta2'),
-      apiService('system.antrea.io', 'v1beta1'),
+    const caBundlePem = readFileSync(ca.cert, 'utf8');
+    const service = { name: 'antrea', namespace: 'kube-system' };
+    await setup.expose({ ...service, port }, [
+      apiServiceObject({ group: 'controlplane.antrea.io', version: 'v1beta2', service, caBundlePem }),
+      apiServiceObject({ group: 'system.antrea.io', version: 'v1beta1', service, caBundlePem }),
       // What the direct (non-aggregated) path needs: the controller's Node and the CA.
       {
         apiVersion: 'v1',
@@ -92,7 +79,7 @@ describe('antctl controller mode through the aggregation layer', () => {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: 'antrea-ca', namespace: 'kube-system' },
-        data: { 'ca.crt': readFileSync(ca.cert, 'utf8') },
+        data: { 'ca.crt': caBundlePem },
       },
       // A Secret that a support bundle must never carry.
       {
@@ -101,10 +88,7 @@ describe('antctl controller mode through the aggregation layer', () => {
         metadata: { name: 'antctl-canary', namespace: 'kube-system' },
         stringData: { password: 'do-not-leak-4f1c' },
       },
-    ];
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
-    });
+    ]);
     // kubectl cannot set Node status on create; the status subresource takes it.
     await kube.kubectl([
       'patch',
@@ -115,18 +99,12 @@ describe('antctl controller mode through the aggregation layer', () => {
       '-p',
       JSON.stringify({ status: { addresses: [{ type: 'InternalIP', address: CONTROLLER_IP }] } }),
     ]);
-    for (const crd of ['antreacontrollerinfo', 'antreaagentinfo']) {
-      await kube.kubectl(['apply', '-f', join(repo, `build/crds/crd-${crd}.yaml`)]);
-      await kube.kubectl([
-        'wait',
-        '--for',
-        'condition=established',
-        `crd/${crd}s.crd.antrea.io`,
-        '--timeout=60s',
-      ]);
-    }
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
+    await installCrds(
+      kube,
+      ['antreacontrollerinfo', 'antreaagentinfo'].map((crd) => join(repo, `build/crds/crd-${crd}.yaml`)),
+    );
+    await applyObjects(kube, [
+      {
         apiVersion: 'crd.antrea.io/v1beta1',
         kind: 'AntreaControllerInfo',
         metadata: { name: 'antrea-controller' },
@@ -134,21 +112,16 @@ describe('antctl controller mode through the aggregation layer', () => {
         podRef: { kind: 'Pod', namespace: 'kube-system', name: 'antrea-controller-5d9f' },
         nodeRef: { kind: 'Node', name: 'node-a' },
         apiPort: port,
-      }),
-    });
+      },
+    ]);
     // Wait until the aggregator routes to us.
-    await eventually(() =>
-      kube.kubectl(['get', '--raw', '/apis/controlplane.antrea.io/v1beta2/networkpolicies']),
-    );
-    await eventually(() =>
-      kube.kubectl(['get', '--raw', '/apis/system.antrea.io/v1beta1/controllerinfos/antrea-controller']),
-    );
+    await getRawWhenServed(kube, '/apis/controlplane.antrea.io/v1beta2/networkpolicies');
+    await getRawWhenServed(kube, '/apis/system.antrea.io/v1beta1/controllerinfos/antrea-controller');
   });
 
   afterAll(async () => {
     server?.close();
-    await kube?.stop();
-    await tryRun(['ip', 'link', 'delete', link]);
+    await setup?.stop();
     tmp?.remove();
   });
 

@@ -10,34 +10,19 @@ import {
   CONTROLLER_INFO,
   NETWORK_POLICIES,
 } from '@antrea-ts/antctl/testing';
+import { ApiError, ResourceRegistry, SelfSignedCertManager, serviceDnsNames } from '@antrea-ts/apiserver';
 import {
-  ApiError,
-  ApiServer,
-  AuthenticationConfigSource,
-  CaBundlePublisher,
-  KubeAccessReviewer,
-  KubeAPIServiceClient,
-  KubeConfigMapClient,
-  KubeTokenReviewer,
-  ResourceRegistry,
-  SelfSignedCertManager,
-  serviceDnsNames,
-} from '@antrea-ts/apiserver';
-import {
-  createVethPair,
+  type ExtensionServerSetup,
+  getRawWhenServed,
   type KubeCluster,
   makeTempDir,
-  run,
-  serviceWithEndpoints,
-  startKube,
+  startExtensionServerSetup,
   type TempDir,
-  tryRun,
-  uniqueTag,
 } from '@antrea-ts/harness';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { antctl, eventually } from './helpers.js';
+import { type AntreaApiServer, serveAntreaApis } from '../apiserver/antrea-api-server.js';
+import { antctl } from './helpers.js';
 
 const SERVER_IP = '198.18.253.1';
 const logger = pino({ level: 'silent' });
@@ -68,12 +53,10 @@ function listAndGet(group: string, resource: string, list: { items: { metadata: 
 }
 
 describe('antctl against the real controller API server behind the aggregator', () => {
+  let setup: ExtensionServerSetup;
   let kube: KubeCluster;
-  let server: ApiServer;
-  let authnConfig: AuthenticationConfigSource;
-  let publisher: CaBundlePublisher;
+  let antrea: AntreaApiServer;
   let tmp: TempDir;
-  const link = `atr${uniqueTag()}`;
   const certs = new SelfSignedCertManager({
     logger,
     dnsNames: serviceDnsNames('antrea', 'kube-system'),
@@ -81,13 +64,9 @@ describe('antctl against the real controller API server behind the aggregator', 
   });
 
   beforeAll(async () => {
-    kube = await startKube({ logger });
+    setup = await startExtensionServerSetup({ ip: SERVER_IP, logger });
+    kube = setup.kube;
     tmp = makeTempDir('antctl-real');
-    await createVethPair({ name: link }, { name: `${link}p` });
-    await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', link]);
-    const configMaps = new KubeConfigMapClient(kube.kubeConfig);
-    authnConfig = new AuthenticationConfigSource({ logger, configMaps });
-    await authnConfig.start();
 
     const registry = new ResourceRegistry();
     const cp = (name: string, kind: string, list: { items: { metadata: { name: string } }[] }) =>
@@ -110,61 +89,21 @@ describe('antctl against the real controller API server behind the aggregator', 
     });
     registry.declareGroupVersion('stats.antrea.io', 'v1alpha1');
 
-    server = new ApiServer({
+    antrea = await serveAntreaApis(setup, {
       logger,
       registry,
       certificates: certs,
-      tokenReviewer: new KubeTokenReviewer(kube.kubeConfig),
-      accessReviewer: new KubeAccessReviewer(kube.kubeConfig),
-      authenticationConfig: authnConfig,
-      metricsRegistry: new Registry(),
-      host: SERVER_IP,
-      port: 0,
+      others: [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'no-rbac', namespace: 'kube-system' } },
+      ],
     });
-    await server.start();
-    const port = server.address.port;
-    // Registers the three Antrea APIServices with the CA bundle.
-    publisher = new CaBundlePublisher({
-      logger,
-      configMaps,
-      apiServices: new KubeAPIServiceClient(kube.kubeConfig),
-      service: { name: 'antrea', namespace: 'kube-system', port: 443 },
-    });
-    await publisher.start(certs);
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          ...serviceWithEndpoints({
-            name: 'antrea',
-            namespace: 'kube-system',
-            ip: SERVER_IP,
-            port,
-            portName: 'api',
-          }),
-          {
-            apiVersion: 'v1',
-            kind: 'ServiceAccount',
-            metadata: { name: 'no-rbac', namespace: 'kube-system' },
-          },
-        ],
-      }),
-    });
-    await eventually(() =>
-      kube.kubectl(['get', '--raw', '/apis/controlplane.antrea.io/v1beta2/networkpolicies']),
-    );
-    await eventually(() =>
-      kube.kubectl(['get', '--raw', '/apis/system.antrea.io/v1beta1/controllerinfos/antrea-controller']),
-    );
+    await getRawWhenServed(kube, '/apis/controlplane.antrea.io/v1beta2/networkpolicies');
+    await getRawWhenServed(kube, '/apis/system.antrea.io/v1beta1/controllerinfos/antrea-controller');
   });
 
   afterAll(async () => {
-    publisher?.stop();
-    authnConfig?.stop();
-    await server?.stop();
-    await kube?.stop();
-    await tryRun(['ip', 'link', 'delete', link]);
+    await antrea?.stop();
+    await setup?.stop();
     tmp?.remove();
   });
 

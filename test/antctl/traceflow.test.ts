@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnections, decideMode, type HttpApiClient } from '@antrea-ts/antctl';
 import type { Traceflow } from '@antrea-ts/apis';
-import { type KubeCluster, startKube } from '@antrea-ts/harness';
+import { applyObjects, installCrds, type KubeCluster, startKube } from '@antrea-ts/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { antctl } from './helpers.js';
 
@@ -85,37 +85,24 @@ describe('antctl traceflow with the Traceflow CRD', () => {
 
   beforeAll(async () => {
     kube = await startKube();
-    await kube.kubectl(['apply', '-f', join(repo, 'build/crds/crd-traceflow.yaml')]);
-    await kube.kubectl([
-      'wait',
-      '--for',
-      'condition=established',
-      'crd/traceflows.crd.antrea.io',
-      '--timeout=60s',
-    ]);
+    await installCrds(kube, [join(repo, 'build/crds/crd-traceflow.yaml')]);
     const pod = (name: string, namespace: string) => ({
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace },
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     });
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
+    await applyObjects(kube, [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod' } },
+      pod('web-0', 'default'),
+      pod('db-0', 'prod'),
+      {
         apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod' } },
-          pod('web-0', 'default'),
-          pod('db-0', 'prod'),
-          {
-            apiVersion: 'v1',
-            kind: 'Service',
-            metadata: { name: 'db-svc', namespace: 'prod' },
-            spec: { ports: [{ port: 5432 }], selector: { app: 'db' } },
-          },
-        ],
-      }),
-    });
+        kind: 'Service',
+        metadata: { name: 'db-svc', namespace: 'prod' },
+        spec: { ports: [{ port: 5432 }], selector: { app: 'db' } },
+      },
+    ]);
     api = (await createConnections(decideMode(undefined), {
       kubeconfig: kube.kubeconfigPath,
       timeoutMs: 10_000,

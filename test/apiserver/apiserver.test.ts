@@ -4,35 +4,26 @@ import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import {
   type ApiRequest,
-  ApiServer,
-  AuthenticationConfigSource,
-  CaBundlePublisher,
   FakeClock,
-  KubeAccessReviewer,
-  KubeAPIServiceClient,
-  KubeConfigMapClient,
-  KubeTokenReviewer,
   parseCertBundle,
   ResourceRegistry,
   SelfSignedCertManager,
   serviceDnsNames,
 } from '@antrea-ts/apiserver';
 import {
-  createVethPair,
+  type ExtensionServerSetup,
+  getRawWhenServed,
   type KubeCluster,
-  run,
-  serviceWithEndpoints,
-  startKube,
-  tryRun,
-  uniqueTag,
+  serviceAccountWithClusterRole,
+  startExtensionServerSetup,
   waitFor,
 } from '@antrea-ts/harness';
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AntreaApiServer, serveAntreaApis } from './antrea-api-server.js';
 
-// The aggregator refuses loopback endpoints: serve on an address of our own veth, in the
-// 198.18.0.0/15 range reserved for network tests (not the one the aggregation test uses).
+// The aggregator refuses loopback endpoints: serve on a veth address of our own (see
+// startExtensionServerSetup), not the one another suite uses.
 const SERVER_IP = '198.18.251.1';
 const GROUP = 'controlplane.antrea.io';
 const BASE = `/apis/${GROUP}/v1beta2`;
@@ -46,11 +37,9 @@ interface Reply {
 }
 
 describe('antrea-controller API server against a real kube-apiserver', () => {
+  let setup: ExtensionServerSetup;
   let kube: KubeCluster;
-  let server: ApiServer;
-  let publisher: CaBundlePublisher;
-  let authnConfig: AuthenticationConfigSource;
-  const link = `ats${uniqueTag()}`;
+  let antrea: AntreaApiServer;
   // Half a day behind real time, so the rotation test can move to "now" and the new certificate
   // is valid for real peers (kube-apiserver and node:https check against their own clocks).
   const clock = new FakeClock(Date.now() - 9.5 * HOUR);
@@ -76,7 +65,7 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
       const req = request(
         {
           host: SERVER_IP,
-          port: server.address.port,
+          port: antrea.server.address.port,
           path,
           servername: 'antrea.kube-system.svc',
           ca: certs.current().caBundlePem,
@@ -97,30 +86,9 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     });
   }
 
-  async function throughAggregator(path: string): Promise<string> {
-    return waitFor(
-      `kubectl get --raw ${path}`,
-      async () => {
-        try {
-          return await kube.kubectl(['get', '--raw', path]);
-        } catch {
-          return undefined;
-        }
-      },
-      60_000,
-      500,
-    );
-  }
-
   beforeAll(async () => {
-    kube = await startKube({ logger });
-    await createVethPair({ name: link }, { name: `${link}p` });
-    await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', link]);
-
-    const configMaps = new KubeConfigMapClient(kube.kubeConfig);
-    authnConfig = new AuthenticationConfigSource({ logger, configMaps });
-    await authnConfig.start();
-
+    setup = await startExtensionServerSetup({ ip: SERVER_IP, logger });
+    kube = setup.kube;
     const registry = new ResourceRegistry();
     registry.register(GROUP, 'v1beta2', {
       name: 'networkpolicies',
@@ -154,69 +122,27 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     registry.declareGroupVersion('system.antrea.io', 'v1beta1');
     registry.declareGroupVersion('stats.antrea.io', 'v1alpha1');
 
-    server = new ApiServer({
+    antrea = await serveAntreaApis(setup, {
       logger,
       registry,
       certificates: certs,
-      tokenReviewer: new KubeTokenReviewer(kube.kubeConfig),
-      accessReviewer: new KubeAccessReviewer(kube.kubeConfig),
-      authenticationConfig: authnConfig,
-      metricsRegistry: new Registry(),
-      host: SERVER_IP,
-      port: 0,
-    });
-    await server.start();
-    const port = server.address.port;
-
-    publisher = new CaBundlePublisher({
-      logger,
-      configMaps,
-      apiServices: new KubeAPIServiceClient(kube.kubeConfig),
-      service: { name: 'antrea', namespace: 'kube-system', port: 443 },
-    });
-    await publisher.start(certs);
-
-    const objects = [
-      ...serviceWithEndpoints({
-        name: 'antrea',
-        namespace: 'kube-system',
-        ip: SERVER_IP,
-        port,
-        portName: 'api',
-      }),
-      {
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: { name: 'antrea-agent', namespace: 'kube-system' },
-      },
-      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'no-rbac', namespace: 'kube-system' } },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: 'antrea-ts-test-agent' },
-        rules: [{ apiGroups: [GROUP], resources: ['networkpolicies'], verbs: ['get', 'list', 'watch'] }],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'antrea-ts-test-agent' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'antrea-ts-test-agent' },
-        subjects: [{ kind: 'ServiceAccount', name: 'antrea-agent', namespace: 'kube-system' }],
-      },
-      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
-    ];
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+      others: [
+        ...serviceAccountWithClusterRole({
+          name: 'antrea-agent',
+          namespace: 'kube-system',
+          clusterRole: 'antrea-ts-test-agent',
+          rules: [{ apiGroups: [GROUP], resources: ['networkpolicies'], verbs: ['get', 'list', 'watch'] }],
+        }),
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'no-rbac', namespace: 'kube-system' } },
+        { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
+      ],
     });
   });
 
   afterAll(async () => {
-    publisher?.stop();
-    authnConfig?.stop();
+    await antrea?.stop();
     certs.stop();
-    await server?.stop();
-    await kube?.stop();
-    await tryRun(['ip', 'link', 'delete', link]);
+    await setup?.stop();
   });
 
   it('publishes the CA bundle to ConfigMap antrea-ca and the three APIServices', async () => {
@@ -237,7 +163,7 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
   });
 
   it('serves discovery and lists through the aggregator, with the caller from the front proxy', async () => {
-    const resources = JSON.parse(await throughAggregator(BASE));
+    const resources = JSON.parse(await getRawWhenServed(kube, BASE));
     expect(resources.kind).toBe('APIResourceList');
     expect(resources.resources.map((r: { name: string }) => r.name)).toEqual(['networkpolicies']);
     const list = JSON.parse(await kube.kubectl(['get', '--raw', `${BASE}/networkpolicies`]));
@@ -338,7 +264,7 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
       200,
     );
     // Idle connections were closed on rotation, so the aggregator verifies the new certificate.
-    const list = JSON.parse(await throughAggregator(`${BASE}/networkpolicies`));
+    const list = JSON.parse(await getRawWhenServed(kube, `${BASE}/networkpolicies`));
     expect(list.kind).toBe('NetworkPolicyList');
   });
 });

@@ -13,14 +13,13 @@ import {
   SimAgent,
 } from '@antrea-ts/controller';
 import {
-  createVethPair,
+  applyObjects,
+  type ExtensionServerSetup,
   freePort,
+  installCrds,
   type KubeCluster,
-  run,
-  serviceWithEndpoints,
-  startKube,
-  tryRun,
-  uniqueTag,
+  serviceAccountWithClusterRole,
+  startExtensionServerSetup,
   waitFor,
 } from '@antrea-ts/harness';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -31,20 +30,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // against a real kube-apiserver: informers -> compute -> stores -> HTTPS API server behind the
 // APIService, agents simulated by protobuf watch clients with real ServiceAccount tokens.
 
-// The aggregator refuses loopback endpoints: serve on our own veth address (198.18.0.0/15 is for
-// network tests; this one is not used by the other suites).
+// The aggregator refuses loopback endpoints: serve on a veth address of our own (see
+// startExtensionServerSetup), not the one another suite uses.
 const SERVER_IP = '198.18.252.1';
 const BASE = '/apis/controlplane.antrea.io/v1beta2';
 const logger = pino({ level: process.env['ANTREA_TS_LOG'] ?? 'silent' });
 const crdDir = fileURLToPath(new URL('../../build/crds/', import.meta.url));
 
+let setup: ExtensionServerSetup;
 let kube: KubeCluster;
 let core: CoreV1Api;
 let controller: AntreaController;
 let binary: ChildProcess | undefined;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let port: number;
-const link = `ats${uniqueTag()}`;
 const sessions = new Set<ClientHttp2Session>();
 const agents: SimAgent[] = [];
 
@@ -98,6 +97,28 @@ function sessionFactory(
     mine.on('close', () => sessions.delete(mine));
     return mine;
   };
+}
+
+/** POSTs a protobuf body as an agent does; resolves with the HTTP status. */
+function postProtobuf(
+  session: ClientHttp2Session,
+  path: string,
+  token: string,
+  body: Uint8Array,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = session.request({
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/vnd.kubernetes.protobuf',
+      accept: 'application/vnd.kubernetes.protobuf',
+      authorization: `Bearer ${token}`,
+    });
+    req.on('response', (h) => resolve(Number(h[':status'])));
+    req.on('error', reject);
+    req.resume();
+    req.end(body);
+  });
 }
 
 async function agentToken(node?: string): Promise<string> {
@@ -155,31 +176,17 @@ async function podCIDRs(): Promise<Record<string, string[]>> {
 }
 
 beforeAll(async () => {
-  kube = await startKube({ logger });
+  setup = await startExtensionServerSetup({ ip: SERVER_IP, logger });
+  kube = setup.kube;
   core = kube.kubeConfig.makeApiClient(CoreV1Api);
-  await createVethPair({ name: link }, { name: `${link}p` });
-  await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', link]);
   port = await freePort(SERVER_IP);
-  await kube.kubectl(['apply', '-f', crdDir]);
-  await kube.kubectl(['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all']);
-  const objects = [
-    ...serviceWithEndpoints({
-      name: 'antrea',
-      namespace: 'kube-system',
-      ip: SERVER_IP,
-      port,
-      portName: 'api',
-    }),
-    {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: 'antrea-agent', namespace: 'kube-system' },
-    },
+  await installCrds(kube, [crdDir]);
+  await setup.expose({ name: 'antrea', namespace: 'kube-system', port, portName: 'api' }, [
     // What Antrea's antrea-agent ClusterRole grants on the controller's API.
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'antrea-agent' },
+    ...serviceAccountWithClusterRole({
+      name: 'antrea-agent',
+      namespace: 'kube-system',
+      clusterRole: 'antrea-agent',
       rules: [
         {
           apiGroups: ['controlplane.antrea.io'],
@@ -199,14 +206,7 @@ beforeAll(async () => {
           verbs: ['get', 'watch', 'list'],
         },
       ],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'antrea-agent' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'antrea-agent' },
-      subjects: [{ kind: 'ServiceAccount', name: 'antrea-agent', namespace: 'kube-system' }],
-    },
+    }),
     ...['n1', 'n2', 'n3'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x', labels: { team: 'x' } } },
     {
@@ -219,10 +219,7 @@ beforeAll(async () => {
         ingress: [{ from: [{ podSelector: { matchLabels: { app: 'b' } } }] }],
       },
     },
-  ];
-  await kube.kubectl(['apply', '-f', '-'], {
-    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
-  });
+  ]);
   await createPod('x', 'a', { app: 'a' }, 'n1', '10.10.0.1');
   await createPod('x', 'b1', { app: 'b' }, 'n2', '10.10.0.2');
   await createPod('x', 'b2', { app: 'b' }, 'n3', '10.10.0.3');
@@ -234,8 +231,7 @@ afterAll(async () => {
   for (const a of agents) a.stop();
   for (const s of sessions) s.destroy();
   await controller?.stop();
-  await kube?.stop();
-  await tryRun(['ip', 'link', 'delete', link]);
+  await setup?.stop();
 });
 
 describe('antrea-controller against a real kube-apiserver', () => {
@@ -339,20 +335,7 @@ describe('antrea-controller against a real kube-apiserver', () => {
     } as never);
     const state = { ca: await antreaCa() };
     const session = sessionFactory(state)();
-    const post = (token: string) =>
-      new Promise<number>((resolve, reject) => {
-        const req = session.request({
-          ':method': 'POST',
-          ':path': `${BASE}/nodestatssummaries`,
-          'content-type': 'application/vnd.kubernetes.protobuf',
-          accept: 'application/vnd.kubernetes.protobuf',
-          authorization: `Bearer ${token}`,
-        });
-        req.on('response', (h) => resolve(Number(h[':status'])));
-        req.on('error', reject);
-        req.resume();
-        req.end(summary);
-      });
+    const post = (token: string) => postProtobuf(session, `${BASE}/nodestatssummaries`, token, summary);
     expect(await post(await agentToken('n1'))).toBe(201);
     expect(await post(await agentToken('n2'))).toBe(403);
     const stats = JSON.parse(
@@ -404,19 +387,12 @@ describe('antrea-controller against a real kube-apiserver', () => {
     } as never);
     const session = sessionFactory({ ca: await antreaCa() })();
     const token = await agentToken('n1');
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = session.request({
-        ':method': 'POST',
-        ':path': `${BASE}/networkpolicies/${acnp.metadata.uid}/status`,
-        'content-type': 'application/vnd.kubernetes.protobuf',
-        accept: 'application/vnd.kubernetes.protobuf',
-        authorization: `Bearer ${token}`,
-      });
-      req.on('response', (h) => resolve(Number(h[':status'])));
-      req.on('error', reject);
-      req.resume();
-      req.end(body);
-    });
+    const status = await postProtobuf(
+      session,
+      `${BASE}/networkpolicies/${acnp.metadata.uid}/status`,
+      token,
+      body,
+    );
     expect(status).toBe(201);
     const realized = await waitFor('ACNP status Realized', async () => {
       const o = JSON.parse(await kube.kubectl(['get', 'clusternetworkpolicies', 'drop-b', '-o', 'json']));
@@ -453,9 +429,7 @@ describe('antrea-controller against a real kube-apiserver', () => {
         ingress: [{ from: [{ podSelector: { matchLabels: { app: `peer-${i}-${'x'.repeat(40)}` } } }] }],
       },
     }));
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: policies }),
-    });
+    await applyObjects(kube, policies);
     expect(await closed).toBe(h2.NGHTTP2_CANCEL);
     await waitFor('watch dropped', async () => controller.server.watchCount === before);
     const metrics = await controller.metricsRegistry.getSingleMetricAsString(
@@ -486,9 +460,7 @@ describe('antrea-controller against a real kube-apiserver', () => {
     // No kubelet to finish a graceful deletion: delete at once.
     await core.deleteNamespacedPod({ name: 'b2', namespace: 'x', gracePeriodSeconds: 0 });
     await createPod('x', 'b3', { app: 'b' }, 'n2', '10.10.0.4');
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n4' } }),
-    });
+    await applyObjects(kube, [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n4' } }]);
     await startController();
     await waitFor('n1 agent reconnected with the new state', async () => sameAsStore(a1), 60_000, 100);
     const members = [...[...a1.state.addressgroups.values()][0]!.values()].map((m) => m.pod?.name).sort();
@@ -564,9 +536,7 @@ describe('antrea-controller against a real kube-apiserver', () => {
     );
     expect(list.items).toHaveLength(1);
     // NodeIPAM from the file: a new Node gets podCIDRs that no other Node has.
-    await kube.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n5' } }),
-    });
+    await applyObjects(kube, [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n5' } }]);
     const cidrs = await waitFor('n5 podCIDRs', async () => {
       const c = await podCIDRs();
       return c['n5']?.length === 2 ? c : undefined;

@@ -7,14 +7,12 @@ import {
   defaultRuleName,
 } from '@antrea-ts/controller';
 import {
-  createVethPair,
+  applyObjects,
+  type ExtensionServerSetup,
   freePort,
+  installCrds,
   type KubeCluster,
-  run,
-  serviceWithEndpoints,
-  startKube,
-  tryRun,
-  uniqueTag,
+  startExtensionServerSetup,
   waitFor,
 } from '@antrea-ts/harness';
 import pino from 'pino';
@@ -26,13 +24,13 @@ import { parseAllDocuments } from 'yaml';
 // controller injects into them, and kubectl seeing Antrea's messages.
 
 // kube-apiserver resolves the webhooks' Service to its endpoints (aggregator routing), which must
-// not be loopback: serve on our own veth address.
+// not be loopback: serve on a veth address of our own (see startExtensionServerSetup).
 const SERVER_IP = '198.18.254.1';
 const logger = pino({ level: process.env['ANTREA_TS_LOG'] ?? 'silent' });
 const crdDir = fileURLToPath(new URL('../../build/crds/', import.meta.url));
 const manifest = fileURLToPath(new URL('../../build/yamls/antrea.yml', import.meta.url));
-const link = `ats${uniqueTag()}`;
 
+let setup: ExtensionServerSetup;
 let kube: KubeCluster;
 let controller: AntreaController;
 let port: number;
@@ -51,11 +49,25 @@ function webhookConfigurations(): Obj[] {
     );
 }
 
-async function apply(obj: Obj | Obj[], extra: string[] = []): Promise<string> {
-  const items = Array.isArray(obj) ? obj : [obj];
-  return kube.kubectl(['apply', ...extra, '-f', '-'], {
-    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
-  });
+function apply(obj: Obj | Obj[], extra: string[] = []): Promise<string> {
+  return applyObjects(kube, Array.isArray(obj) ? obj : [obj], extra);
+}
+
+/** kubectl's error output once a command, tried again until then, is refused (a webhook catching up). */
+function refusedEventually(what: string, command: () => Promise<unknown>): Promise<string> {
+  return waitFor(
+    what,
+    async () => {
+      try {
+        await command();
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+    30_000,
+    200,
+  );
 }
 
 /** kubectl's error output of a refused command. */
@@ -83,20 +95,11 @@ const tier = (name: string, priority: number): Obj => ({
 const appliedTo = [{ podSelector: { matchLabels: { app: 'web' } } }];
 
 beforeAll(async () => {
-  kube = await startKube({ logger });
-  await createVethPair({ name: link }, { name: `${link}p` });
-  await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', link]);
+  setup = await startExtensionServerSetup({ ip: SERVER_IP, logger });
+  kube = setup.kube;
   port = await freePort(SERVER_IP);
-  await kube.kubectl(['apply', '-f', crdDir]);
-  await kube.kubectl(['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all']);
-  await apply([
-    ...serviceWithEndpoints({
-      name: 'antrea',
-      namespace: 'kube-system',
-      ip: SERVER_IP,
-      port,
-      portName: 'api',
-    }),
+  await installCrds(kube, [crdDir]);
+  await setup.expose({ name: 'antrea', namespace: 'kube-system', port, portName: 'api' }, [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } },
     ...webhookConfigurations(),
   ]);
@@ -149,8 +152,7 @@ async function tryKubectl(args: string[]): Promise<string | undefined> {
 
 afterAll(async () => {
   await controller?.stop();
-  await kube?.stop();
-  await tryRun(['ip', 'link', 'delete', link]);
+  await setup?.stop();
 });
 
 describe('antrea-controller admission webhooks against a real kube-apiserver', () => {
@@ -219,20 +221,8 @@ describe('antrea-controller admission webhooks against a real kube-apiserver', (
   it('refuses a Tier with the priority of an existing one', async () => {
     await apply(tier('t1', 10));
     // The controller learns of t1 through its informer: a server-side dry run asks without side effects.
-    const msg = await waitFor(
-      'duplicate priority refused',
-      async () => {
-        try {
-          await kube.kubectl(['create', '--dry-run=server', '-f', '-'], {
-            input: JSON.stringify(tier('t2', 10)),
-          });
-          return undefined;
-        } catch (err) {
-          return (err as Error).message;
-        }
-      },
-      30_000,
-      200,
+    const msg = await refusedEventually('duplicate priority refused', () =>
+      kube.kubectl(['create', '--dry-run=server', '-f', '-'], { input: JSON.stringify(tier('t2', 10)) }),
     );
     expect(msg).toContain(
       'admission webhook "tiervalidator.antrea.io" denied the request: tier t2 priority 10 overlaps with existing Tier',
@@ -254,18 +244,8 @@ describe('antrea-controller admission webhooks against a real kube-apiserver', (
       ingress: [{ action: 'Allow', name: 'r' }],
     });
     await waitFor('ACNP in t4 admitted', async () => (await tryApply(inT4)) !== undefined, 30_000, 200);
-    const msg = await waitFor(
-      'referenced Tier delete refused',
-      async () => {
-        try {
-          await kube.kubectl(['delete', '--dry-run=server', 'tier', 't4']);
-          return undefined;
-        } catch (err) {
-          return (err as Error).message;
-        }
-      },
-      30_000,
-      200,
+    const msg = await refusedEventually('referenced Tier delete refused', () =>
+      kube.kubectl(['delete', '--dry-run=server', 'tier', 't4']),
     );
     expect(msg).toContain(
       'admission webhook "tiervalidator.antrea.io" denied the request: tier t4 is referenced by 1 Antrea ClusterNetworkPolicies',

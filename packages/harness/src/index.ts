@@ -1,5 +1,6 @@
 export { HarnessError, type HarnessErrorCode } from './errors.js';
 export { inNetns, type RunOptions, run, tryRun, waitFor } from './exec.js';
+export { type ExtensionServerSetup, startExtensionServerSetup } from './extension-server-setup.js';
 export {
   type KubeApiServerSetup,
   type KubeCluster,
@@ -9,6 +10,7 @@ export {
   type StartKubeOptions,
   startKube,
 } from './kube.js';
+export * from './kube-objects.js';
 export { ManagedProcess, type ManagedProcessOptions } from './managed-process.js';
 export {
   createLinuxBridge,
