@@ -266,22 +266,10 @@ describe('valid objects', () => {
         (c: { name: string; priority: number }) => `${c.name}/${c.priority}`,
       );
     };
-    expect(await columns(ex.acnpStandAlone)).toEqual([
-      'Name/0',
-      'Tier/0',
-      'Priority/0',
-      'Desired Nodes/0',
-      'Current Nodes/0',
-      'Age/0',
-    ]);
-    expect(await columns(ex.annp)).toEqual([
-      'Name/0',
-      'Tier/0',
-      'Priority/0',
-      'Desired Nodes/0',
-      'Current Nodes/0',
-      'Age/0',
-    ]);
+    // Cluster-wide and namespaced Antrea policies print the same columns.
+    const policyColumns = ['Name/0', 'Tier/0', 'Priority/0', 'Desired Nodes/0', 'Current Nodes/0', 'Age/0'];
+    expect(await columns(ex.acnpStandAlone)).toEqual(policyColumns);
+    expect(await columns(ex.annp)).toEqual(policyColumns);
     expect(await columns(ex.tier)).toEqual(['Name/0', 'Priority/0', 'Age/0']);
     expect(await columns(ex.traceflow)).toEqual([
       'Name/0',
@@ -324,55 +312,59 @@ interface InvalidCase {
   combinator?: 'oneOf' | 'anyOf';
 }
 
+/** The object holding `field` (a path such as `spec.ingress[0].action`) in obj, and its key there. */
+function locate(obj: Json, field: string): [Json, string] {
+  const keys = field.match(/[^.[\]]+/g) ?? [];
+  const key = keys.pop();
+  const holder = keys.reduce((o: Json, k) => o?.[k], obj);
+  if (key === undefined || typeof holder !== 'object' || holder === null) {
+    throw new Error(`the example has no ${field}`);
+  }
+  return [holder, key];
+}
+
+/** A mutation that changes what holds `field`, the change given the holder and its key there. */
+function atField(field: string, change: (holder: Json, key: string) => void): (o: Json) => void {
+  return (o) => change(...locate(o, field));
+}
+
+/** A case that gives `field` a value the schema refuses. */
+const setting = (name: string, base: AnyObject, field: string, value: unknown): InvalidCase => ({
+  name,
+  base,
+  field,
+  mutate: atField(field, (holder, key) => {
+    holder[key] = value;
+  }),
+});
+
+/** A case that leaves out a required `field`. */
+const removing = (name: string, base: AnyObject, field: string): InvalidCase => ({
+  name,
+  base,
+  field,
+  mutate: atField(field, (holder, key) => {
+    delete holder[key];
+  }),
+});
+
 const invalid: InvalidCase[] = [
-  {
-    name: 'ACNP rule action not in Allow|Drop|Reject|Pass',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.ingress[0].action = 'Deny';
-    },
-    field: 'spec.ingress[0].action',
-  },
-  {
-    name: 'ACNP rule without action',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      delete o.spec.egress[0].action;
-    },
-    field: 'spec.egress[0].action',
-  },
-  {
-    name: 'ACNP without priority',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      delete o.spec.priority;
-    },
-    field: 'spec.priority',
-  },
-  {
-    name: 'ACNP priority below 1',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.priority = 0.5;
-    },
-    field: 'spec.priority',
-  },
-  {
-    name: 'ACNP priority above 10000',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.priority = 10001;
-    },
-    field: 'spec.priority',
-  },
-  {
-    name: 'ACNP ipBlock cidr not a CIDR',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.egress[0].to[0].ipBlock.cidr = '10.0.10.0/33';
-    },
-    field: 'spec.egress[0].to[0].ipBlock.cidr',
-  },
+  setting(
+    'ACNP rule action not in Allow|Drop|Reject|Pass',
+    ex.acnpStandAlone,
+    'spec.ingress[0].action',
+    'Deny',
+  ),
+  removing('ACNP rule without action', ex.acnpStandAlone, 'spec.egress[0].action'),
+  removing('ACNP without priority', ex.acnpStandAlone, 'spec.priority'),
+  setting('ACNP priority below 1', ex.acnpStandAlone, 'spec.priority', 0.5),
+  setting('ACNP priority above 10000', ex.acnpStandAlone, 'spec.priority', 10001),
+  setting(
+    'ACNP ipBlock cidr not a CIDR',
+    ex.acnpStandAlone,
+    'spec.egress[0].to[0].ipBlock.cidr',
+    '10.0.10.0/33',
+  ),
   {
     name: 'ACNP ipBlock except not a CIDR',
     base: ex.acnpAllFields,
@@ -381,30 +373,14 @@ const invalid: InvalidCase[] = [
     },
     field: 'spec.ingress[0].from[2].ipBlock.except[0]',
   },
-  {
-    name: 'ACNP port neither integer nor string',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.ingress[0].ports[0].port = true;
-    },
-    field: 'spec.ingress[0].ports[0].port',
-  },
-  {
-    name: 'ACNP endPort not an integer',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.ingress[0].ports[0].endPort = '9000';
-    },
-    field: 'spec.ingress[0].ports[0].endPort',
-  },
-  {
-    name: 'ACNP port protocol ICMP (belongs in protocols)',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.ingress[0].ports[0].protocol = 'ICMP';
-    },
-    field: 'spec.ingress[0].ports[0].protocol',
-  },
+  setting('ACNP port neither integer nor string', ex.acnpStandAlone, 'spec.ingress[0].ports[0].port', true),
+  setting('ACNP endPort not an integer', ex.acnpStandAlone, 'spec.ingress[0].ports[0].endPort', '9000'),
+  setting(
+    'ACNP port protocol ICMP (belongs in protocols)',
+    ex.acnpStandAlone,
+    'spec.ingress[0].ports[0].protocol',
+    'ICMP',
+  ),
   {
     name: 'ACNP protocols entry with both icmp and igmp',
     base: ex.acnpAllFields,
@@ -414,30 +390,19 @@ const invalid: InvalidCase[] = [
     field: 'spec.ingress[0].protocols[0]',
     combinator: 'oneOf',
   },
-  {
-    name: 'ACNP IGMP report in an ingress rule',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[0].protocols[1].igmp.igmpType = 0x16;
-    },
-    field: 'spec.ingress[0].protocols[1].igmp.igmpType',
-  },
-  {
-    name: 'ACNP ICMP type above 255',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[0].protocols[0].icmp.icmpType = 256;
-    },
-    field: 'spec.ingress[0].protocols[0].icmp.icmpType',
-  },
-  {
-    name: 'ACNP namespaces with both match and sameLabels',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[0].from[0].namespaces = { match: 'Self', sameLabels: ['tenant'] };
-    },
-    field: 'spec.ingress[0].from[0].namespaces',
-  },
+  setting(
+    'ACNP IGMP report in an ingress rule',
+    ex.acnpAllFields,
+    'spec.ingress[0].protocols[1].igmp.igmpType',
+    0x16,
+  ),
+  setting('ACNP ICMP type above 255', ex.acnpAllFields, 'spec.ingress[0].protocols[0].icmp.icmpType', 256),
+  setting(
+    'ACNP namespaces with both match and sameLabels',
+    ex.acnpAllFields,
+    'spec.ingress[0].from[0].namespaces',
+    { match: 'Self', sameLabels: ['tenant'] },
+  ),
   {
     name: 'ACNP namespaces match other than Self',
     base: ex.acnpAllFields,
@@ -446,118 +411,59 @@ const invalid: InvalidCase[] = [
     },
     field: 'spec.ingress[0].from[0].namespaces.match',
   },
-  {
-    name: 'ACNP peer scope not Cluster|ClusterSet',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[0].from[6].scope = 'Global';
-    },
-    field: 'spec.ingress[0].from[6].scope',
-  },
-  {
-    name: 'ACNP toServices without namespace',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      delete o.spec.egress[1].toServices[0].namespace;
-    },
-    field: 'spec.egress[1].toServices[0].namespace',
-  },
-  {
-    name: 'ACNP serviceAccount without name',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      delete o.spec.ingress[0].from[4].serviceAccount.name;
-    },
-    field: 'spec.ingress[0].from[4].serviceAccount.name',
-  },
-  {
-    name: 'ACNP logLabel longer than 63 characters',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[0].logLabel = 'a'.repeat(64);
-    },
-    field: 'spec.ingress[0].logLabel',
-  },
-  {
-    name: 'ACNP matchLabels value with a space',
-    base: ex.acnpStandAlone,
-    mutate: (o) => {
-      o.spec.appliedTo[0].podSelector.matchLabels.role = 'data base';
-    },
-    field: 'spec.appliedTo[0].podSelector.matchLabels.role',
-  },
-  {
-    name: 'ACNP selector operator not a label selector operator',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[0].appliedTo[0].podSelector.matchExpressions[0].operator = 'Equals';
-    },
-    field: 'spec.ingress[0].appliedTo[0].podSelector.matchExpressions[0].operator',
-  },
-  {
-    name: 'ACNP HTTP method not an HTTP method',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.ingress[1].l7Protocols[0].http.method = 'FETCH';
-    },
-    field: 'spec.ingress[1].l7Protocols[0].http.method',
-  },
-  {
-    name: 'ACNP IGMP groupAddress not an IP',
-    base: ex.acnpAllFields,
-    mutate: (o) => {
-      o.spec.egress[0].protocols[0].igmp.groupAddress = '224.0.0';
-    },
-    field: 'spec.egress[0].protocols[0].igmp.groupAddress',
-  },
-  {
-    name: 'Antrea NetworkPolicy rule action not in the enum',
-    base: ex.annp,
-    mutate: (o) => {
-      o.spec.egress[0].action = 'allow';
-    },
-    field: 'spec.egress[0].action',
-  },
-  {
-    name: 'Antrea NetworkPolicy toServices without name',
-    base: ex.annp,
-    mutate: (o) => {
-      delete o.spec.egress[1].toServices[0].name;
-    },
-    field: 'spec.egress[1].toServices[0].name',
-  },
-  {
-    name: 'Tier priority above 255',
-    base: ex.tier,
-    mutate: (o) => {
-      o.spec.priority = 256;
-    },
-    field: 'spec.priority',
-  },
-  {
-    name: 'Tier without priority',
-    base: ex.tier,
-    mutate: (o) => {
-      delete o.spec.priority;
-    },
-    field: 'spec.priority',
-  },
-  {
-    name: 'Tier priority not an integer',
-    base: ex.tier,
-    mutate: (o) => {
-      o.spec.priority = 'high';
-    },
-    field: 'spec.priority',
-  },
-  {
-    name: 'ClusterGroup ipBlocks cidr not a CIDR',
-    base: ex.clusterGroups[1] as AnyObject,
-    mutate: (o) => {
-      o.spec.ipBlocks[0].cidr = '10.0.10.0';
-    },
-    field: 'spec.ipBlocks[0].cidr',
-  },
+  setting(
+    'ACNP peer scope not Cluster|ClusterSet',
+    ex.acnpAllFields,
+    'spec.ingress[0].from[6].scope',
+    'Global',
+  ),
+  removing('ACNP toServices without namespace', ex.acnpAllFields, 'spec.egress[1].toServices[0].namespace'),
+  removing(
+    'ACNP serviceAccount without name',
+    ex.acnpAllFields,
+    'spec.ingress[0].from[4].serviceAccount.name',
+  ),
+  setting(
+    'ACNP logLabel longer than 63 characters',
+    ex.acnpAllFields,
+    'spec.ingress[0].logLabel',
+    'a'.repeat(64),
+  ),
+  setting(
+    'ACNP matchLabels value with a space',
+    ex.acnpStandAlone,
+    'spec.appliedTo[0].podSelector.matchLabels.role',
+    'data base',
+  ),
+  setting(
+    'ACNP selector operator not a label selector operator',
+    ex.acnpAllFields,
+    'spec.ingress[0].appliedTo[0].podSelector.matchExpressions[0].operator',
+    'Equals',
+  ),
+  setting(
+    'ACNP HTTP method not an HTTP method',
+    ex.acnpAllFields,
+    'spec.ingress[1].l7Protocols[0].http.method',
+    'FETCH',
+  ),
+  setting(
+    'ACNP IGMP groupAddress not an IP',
+    ex.acnpAllFields,
+    'spec.egress[0].protocols[0].igmp.groupAddress',
+    '224.0.0',
+  ),
+  setting('Antrea NetworkPolicy rule action not in the enum', ex.annp, 'spec.egress[0].action', 'allow'),
+  removing('Antrea NetworkPolicy toServices without name', ex.annp, 'spec.egress[1].toServices[0].name'),
+  setting('Tier priority above 255', ex.tier, 'spec.priority', 256),
+  removing('Tier without priority', ex.tier, 'spec.priority'),
+  setting('Tier priority not an integer', ex.tier, 'spec.priority', 'high'),
+  setting(
+    'ClusterGroup ipBlocks cidr not a CIDR',
+    ex.clusterGroups[1] as AnyObject,
+    'spec.ipBlocks[0].cidr',
+    '10.0.10.0',
+  ),
   {
     name: 'ClusterGroup childGroups not strings',
     base: ex.clusterGroups[3] as AnyObject,
@@ -566,54 +472,17 @@ const invalid: InvalidCase[] = [
     },
     field: 'spec.childGroups[0]',
   },
-  {
-    name: 'ExternalEntity endpoint ip not an IP',
-    base: ex.externalEntity,
-    mutate: (o) => {
-      o.spec.endpoints[0].ip = '10.10.0.256';
-    },
-    field: 'spec.endpoints[0].ip',
-  },
-  {
-    name: 'ExternalEntity port protocol not TCP|UDP|SCTP',
-    base: ex.externalEntity,
-    mutate: (o) => {
-      o.spec.ports[0].protocol = 'tcp';
-    },
-    field: 'spec.ports[0].protocol',
-  },
-  {
-    name: 'Traceflow without spec',
-    base: ex.traceflow,
-    mutate: (o) => {
-      delete o.spec;
-    },
-    field: 'spec',
-  },
-  {
-    name: 'Traceflow timeout above 300 s',
-    base: ex.liveTraceflow,
-    mutate: (o) => {
-      o.spec.timeout = 301;
-    },
-    field: 'spec.timeout',
-  },
-  {
-    name: 'Traceflow TCP destination port 0',
-    base: ex.traceflow,
-    mutate: (o) => {
-      o.spec.packet.transportHeader.tcp.dstPort = 0;
-    },
-    field: 'spec.packet.transportHeader.tcp.dstPort',
-  },
-  {
-    name: 'Traceflow IP flags above 7',
-    base: ex.traceflow,
-    mutate: (o) => {
-      o.spec.packet.ipHeader.flags = 8;
-    },
-    field: 'spec.packet.ipHeader.flags',
-  },
+  setting('ExternalEntity endpoint ip not an IP', ex.externalEntity, 'spec.endpoints[0].ip', '10.10.0.256'),
+  setting(
+    'ExternalEntity port protocol not TCP|UDP|SCTP',
+    ex.externalEntity,
+    'spec.ports[0].protocol',
+    'tcp',
+  ),
+  removing('Traceflow without spec', ex.traceflow, 'spec'),
+  setting('Traceflow timeout above 300 s', ex.liveTraceflow, 'spec.timeout', 301),
+  setting('Traceflow TCP destination port 0', ex.traceflow, 'spec.packet.transportHeader.tcp.dstPort', 0),
+  setting('Traceflow IP flags above 7', ex.traceflow, 'spec.packet.ipHeader.flags', 8),
   {
     name: 'Traceflow destination ip not an IP',
     base: ex.traceflow,
@@ -622,14 +491,7 @@ const invalid: InvalidCase[] = [
     },
     field: 'spec.destination.ip',
   },
-  {
-    name: 'SupportBundleCollection without fileServer',
-    base: ex.supportBundleCollection,
-    mutate: (o) => {
-      delete o.spec.fileServer;
-    },
-    field: 'spec.fileServer',
-  },
+  removing('SupportBundleCollection without fileServer', ex.supportBundleCollection, 'spec.fileServer'),
   {
     name: 'SupportBundleCollection with neither nodes nor externalNodes',
     base: ex.supportBundleCollection,
@@ -647,54 +509,31 @@ const invalid: InvalidCase[] = [
     },
     field: 'spec.externalNodes.namespace',
   },
-  {
-    name: 'SupportBundleCollection authType not in the enum',
-    base: ex.supportBundleCollection,
-    mutate: (o) => {
-      o.spec.authentication.authType = 'Password';
-    },
-    field: 'spec.authentication.authType',
-  },
-  {
-    name: 'SupportBundleCollection sinceTime not a duration',
-    base: ex.supportBundleCollection,
-    mutate: (o) => {
-      o.spec.sinceTime = 'two hours';
-    },
-    field: 'spec.sinceTime',
-  },
-  {
-    name: 'AntreaAgentInfo condition type not in the enum',
-    base: ex.agentInfo,
-    mutate: (o) => {
-      o.agentConditions[0].type = 'Ready';
-    },
-    field: 'agentConditions[0].type',
-  },
-  {
-    name: 'AntreaAgentInfo condition without lastHeartbeatTime',
-    base: ex.agentInfo,
-    mutate: (o) => {
-      delete o.agentConditions[0].lastHeartbeatTime;
-    },
-    field: 'agentConditions[0].lastHeartbeatTime',
-  },
-  {
-    name: 'AntreaAgentInfo three transport interface IPs',
-    base: ex.agentInfo,
-    mutate: (o) => {
-      o.networkInfo.transportInterfaceIPs = ['10.0.0.1/24', 'fd00::1/64', '10.0.0.2/24'];
-    },
-    field: 'networkInfo.transportInterfaceIPs',
-  },
-  {
-    name: 'AntreaControllerInfo apiPort 0',
-    base: ex.controllerInfo,
-    mutate: (o) => {
-      o.apiPort = 0;
-    },
-    field: 'apiPort',
-  },
+  setting(
+    'SupportBundleCollection authType not in the enum',
+    ex.supportBundleCollection,
+    'spec.authentication.authType',
+    'Password',
+  ),
+  setting(
+    'SupportBundleCollection sinceTime not a duration',
+    ex.supportBundleCollection,
+    'spec.sinceTime',
+    'two hours',
+  ),
+  setting('AntreaAgentInfo condition type not in the enum', ex.agentInfo, 'agentConditions[0].type', 'Ready'),
+  removing(
+    'AntreaAgentInfo condition without lastHeartbeatTime',
+    ex.agentInfo,
+    'agentConditions[0].lastHeartbeatTime',
+  ),
+  setting(
+    'AntreaAgentInfo three transport interface IPs',
+    ex.agentInfo,
+    'networkInfo.transportInterfaceIPs',
+    ['10.0.0.1/24', 'fd00::1/64', '10.0.0.2/24'],
+  ),
+  setting('AntreaControllerInfo apiPort 0', ex.controllerInfo, 'apiPort', 0),
 ];
 
 describe('invalid objects', () => {

@@ -6,6 +6,8 @@ import type {
   ClusterNetworkPolicy,
   ExternalEntity,
   Group,
+  PolicyPeer,
+  PolicyRule,
   SupportBundleCollection,
   Tier,
   Traceflow,
@@ -24,6 +26,21 @@ export const tier: Tier = {
   spec: { priority: 10, description: 'my custom tier' },
 };
 
+// The documentation's policy examples share their peers and their egress rule.
+const frontendPeers: PolicyPeer[] = [
+  { podSelector: { matchLabels: { role: 'frontend' } } },
+  {
+    podSelector: { matchLabels: { role: 'nondb' } },
+    namespaceSelector: { matchLabels: { role: 'db' } },
+  },
+];
+const dropToThirdParty: PolicyRule = {
+  action: 'Drop',
+  to: [{ ipBlock: { cidr: '10.0.10.0/24' } }],
+  ports: [{ protocol: 'TCP', port: 5978 }],
+  name: 'DropToThirdParty',
+};
+
 /** docs/antrea-network-policy.md, "ACNP with stand-alone selectors". */
 export const acnpStandAlone: ClusterNetworkPolicy = {
   apiVersion: 'crd.antrea.io/v1beta1',
@@ -39,13 +56,7 @@ export const acnpStandAlone: ClusterNetworkPolicy = {
     ingress: [
       {
         action: 'Allow',
-        from: [
-          { podSelector: { matchLabels: { role: 'frontend' } } },
-          {
-            podSelector: { matchLabels: { role: 'nondb' } },
-            namespaceSelector: { matchLabels: { role: 'db' } },
-          },
-        ],
+        from: frontendPeers,
         ports: [
           { protocol: 'TCP', port: 8080, endPort: 9000 },
           { protocol: 'TCP', port: 6379 },
@@ -53,14 +64,7 @@ export const acnpStandAlone: ClusterNetworkPolicy = {
         name: 'AllowFromFrontend',
       },
     ],
-    egress: [
-      {
-        action: 'Drop',
-        to: [{ ipBlock: { cidr: '10.0.10.0/24' } }],
-        ports: [{ protocol: 'TCP', port: 5978 }],
-        name: 'DropToThirdParty',
-      },
-    ],
+    egress: [dropToThirdParty],
   },
 };
 
@@ -145,25 +149,13 @@ export const annp: AntreaNetworkPolicy = {
     ingress: [
       {
         action: 'Allow',
-        from: [
-          { podSelector: { matchLabels: { role: 'frontend' } } },
-          {
-            podSelector: { matchLabels: { role: 'nondb' } },
-            namespaceSelector: { matchLabels: { role: 'db' } },
-          },
-          { externalEntitySelector: { matchLabels: { vm: 'db' } } },
-        ],
+        from: [...frontendPeers, { externalEntitySelector: { matchLabels: { vm: 'db' } } }],
         ports: [{ protocol: 'TCP', port: 8080, endPort: 9000 }],
         name: 'AllowFromFrontend',
       },
     ],
     egress: [
-      {
-        action: 'Drop',
-        to: [{ ipBlock: { cidr: '10.0.10.0/24' } }],
-        ports: [{ protocol: 'TCP', port: 5978 }],
-        name: 'DropToThirdParty',
-      },
+      dropToThirdParty,
       {
         action: 'Allow',
         toServices: [{ name: 'local-svc' }],
