@@ -1,6 +1,7 @@
 export { HarnessError, type HarnessErrorCode } from './errors.js';
 export { inNetns, type RunOptions, run, tryRun, waitFor } from './exec.js';
 export { type ExtensionServerSetup, startExtensionServerSetup } from './extension-server-setup.js';
+export { httpsStatus } from './https-status.js';
 export {
   type KubeApiServerSetup,
   type KubeCluster,
@@ -11,6 +12,7 @@ export {
   startKube,
 } from './kube.js';
 export * from './kube-objects.js';
+export { createKubePki, type KubePki } from './kube-pki.js';
 export { ManagedProcess, type ManagedProcessOptions } from './managed-process.js';
 export {
   createLinuxBridge,

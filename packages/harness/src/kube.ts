@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { HarnessError } from './errors.js';
 import { run, waitFor } from './exec.js';
+import { httpsStatus } from './https-status.js';
+import { createKubePki } from './kube-pki.js';
 import { ManagedProcess } from './managed-process.js';
 import { cachedBinDir } from './paths.js';
-import { type CertFiles, TestPki } from './pki.js';
+import type { CertFiles } from './pki.js';
 import { freePort } from './ports.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -67,32 +68,11 @@ export async function startKube(options: StartKubeOptions = {}): Promise<KubeClu
   const processes: ManagedProcess[] = [];
 
   try {
-    const pki = new TestPki(pkiDir);
-    const [ca, frontProxyCa, saKey] = await Promise.all([
-      pki.createCa('ca', 'antrea-ts-test-ca'),
-      pki.createCa('front-proxy-ca', 'antrea-ts-front-proxy-ca'),
-      pki.createSigningKey('sa'),
-    ]);
-    const [serving, admin, frontProxyClient] = await Promise.all([
-      pki.issue(ca, {
-        name: 'apiserver',
-        commonName: 'kube-apiserver',
-        usage: 'server',
-        dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
-        ipAddresses: [...new Set(['127.0.0.1', bindAddress, '10.96.0.1'])],
-      }),
-      pki.issue(ca, {
-        name: 'admin',
-        commonName: 'admin',
-        organizations: ['system:masters'],
-        usage: 'client',
-      }),
-      pki.issue(frontProxyCa, {
-        name: 'front-proxy-client',
-        commonName: 'front-proxy-client',
-        usage: 'client',
-      }),
-    ]);
+    const { ca, frontProxyCa, saKey, serving, admin, frontProxyClient } = await createKubePki(pkiDir, {
+      bindAddress,
+      caCommonName: 'antrea-ts-test-ca',
+      frontProxyCaCommonName: 'antrea-ts-front-proxy-ca',
+    });
 
     const etcd = await startEtcd(dir, logDir);
     processes.push(etcd.process);
@@ -128,7 +108,7 @@ export async function startKube(options: StartKubeOptions = {}): Promise<KubeClu
       'kube-apiserver /readyz',
       async () => {
         apiserver.assertRunning();
-        return (await httpsGet(server, '/readyz', ca, admin)) === 200;
+        return (await httpsStatus(server, '/readyz', ca.cert, admin)) === 200;
       },
       90_000,
       200,
@@ -287,25 +267,4 @@ contexts:
     user: admin
 current-context: admin@antrea-ts
 `;
-}
-
-function httpsGet(server: string, path: string, ca: CertFiles, client: CertFiles): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, server),
-      {
-        ca: readFileSync(ca.cert),
-        cert: readFileSync(client.cert),
-        key: readFileSync(client.key),
-        timeout: 5_000,
-      },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end();
-  });
 }
