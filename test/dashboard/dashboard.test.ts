@@ -225,13 +225,13 @@ describe('dashboard in headless Chromium', () => {
     await shot('health');
     // The open page follows the cluster: n1's agent reports more Pods, the row changes in place.
     const marker = await page.evaluate(() => {
-      (window as unknown as { marker: number }).marker = 42;
+      (globalThis as unknown as { marker: number }).marker = 42;
       return 42;
     });
     await apply([{ ...agentInfo('n1', 0, true), localPodNum: 7 }]);
     await n1.locator('td', { hasText: /^7$/ }).waitFor({ timeout: 30_000 });
     // Same document (refreshed in place, not reloaded).
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(marker);
+    expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(marker);
   });
 
   it('shows policies with realization status from the agents and per-rule stats', async () => {
