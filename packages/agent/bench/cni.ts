@@ -178,16 +178,25 @@ class Spawner {
   private readonly waiting = new Map<number, (r: SpawnReply) => void>();
   private next = 1;
 
+  private exited: Error | undefined;
+
   constructor() {
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       const r = JSON.parse(line) as SpawnReply;
       this.waiting.get(r.id)?.(r);
       this.waiting.delete(r.id);
     });
+    // A spawner that dies must fail the benchmark, not leave it waiting forever.
+    this.child.on('exit', (code, signal) => {
+      this.exited = new Error(`spawner exited (code ${code}, signal ${signal})`);
+      for (const done of this.waiting.values()) done({ id: 0, ms: 0, code: -1, stdout: this.exited.message });
+      this.waiting.clear();
+    });
   }
 
   /** Runs `cmd` to completion; rejects on a non-zero exit. Resolves to the spawn-to-exit time (ms). */
   run(cmd: string, args: string[], env: Record<string, string>, stdin: string): Promise<number> {
+    if (this.exited) return Promise.reject(this.exited);
     const id = this.next++;
     const req: SpawnRequest = { id, cmd, args, env: { PATH: process.env['PATH'] ?? '', ...env }, stdin };
     return new Promise((resolve, reject) => {
