@@ -8,7 +8,15 @@ import {
   pipelineFlows,
   tracePacketSpec,
 } from '@antrea-ts/agent';
-import { createNetns, type Netns, type OvsInstance, startOvs, uniqueTag, waitFor } from '@antrea-ts/harness';
+import {
+  createNetns,
+  type Netns,
+  netdevBridgeArgs,
+  type OvsInstance,
+  startOvs,
+  uniqueTag,
+  waitFor,
+} from '@antrea-ts/harness';
 import { buildMatch, formatFlow, OFPP, type PacketIn2 } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,17 +42,7 @@ describe('OpenFlow connection and flow cache against real ovs-vswitchd', () => {
     // One userspace datapath per namespace: ours gets its own.
     netns = await createNetns(`ats-${uniqueTag()}-of`);
     ovs = await startOvs({ netns: netns.name, logger });
-    await ovs.vsctl([
-      'add-br',
-      'br-int',
-      '--',
-      'set',
-      'bridge',
-      'br-int',
-      'datapath_type=netdev',
-      'protocols=OpenFlow10,OpenFlow15',
-      'fail_mode=secure',
-    ]);
+    await ovs.vsctl(netdevBridgeArgs('br-int', ['protocols=OpenFlow10,OpenFlow15', 'fail_mode=secure']));
     conn = new OfConnection({ socketPath: ovs.bridgeMgmtSocket('br-int'), logger });
     conn.start();
     await conn.waitConnected(10_000);

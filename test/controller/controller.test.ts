@@ -7,7 +7,7 @@ import {
   NetworkPolicyController,
   normalizedUID,
 } from '@antrea-ts/controller';
-import { type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
+import { installCrds, type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
 import { CoreV1Api, CustomObjectsApi, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,8 +56,7 @@ function addressGroupMembers(name: string): string[] {
 
 beforeAll(async () => {
   kube = await startKube({ logger });
-  await kube.kubectl(['apply', '-f', crdDir]);
-  await kube.kubectl(['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all']);
+  await installCrds(kube, [crdDir]);
   core = kube.kubeConfig.makeApiClient(CoreV1Api);
   net = kube.kubeConfig.makeApiClient(NetworkingV1Api);
   custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);

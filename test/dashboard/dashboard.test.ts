@@ -8,7 +8,14 @@ import { promisify } from 'node:util';
 import type { Traceflow } from '@antrea-ts/apis';
 import { AntreaController, SimAgent } from '@antrea-ts/controller';
 import { Dashboard, KubeClusterReader } from '@antrea-ts/dashboard';
-import { freePort, type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
+import {
+  applyObjects,
+  freePort,
+  installCrds,
+  type KubeCluster,
+  startKube,
+  waitFor,
+} from '@antrea-ts/harness';
 import pino from 'pino';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,10 +42,7 @@ let binary: ChildProcess | undefined;
 let base: string;
 let apiPort: number;
 
-const apply = (objects: object[]) =>
-  kube.kubectl(['apply', '-f', '-'], {
-    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
-  });
+const apply = (objects: object[]) => applyObjects(kube, objects);
 
 const getJson = async (args: string[]) => JSON.parse(await kube.kubectl(['get', ...args, '-o', 'json']));
 
@@ -110,8 +114,7 @@ async function shot(name: string): Promise<void> {
 
 beforeAll(async () => {
   kube = await startKube({ logger });
-  await kube.kubectl(['apply', '-f', crdDir]);
-  await kube.kubectl(['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all']);
+  await installCrds(kube, [crdDir]);
   await apply([
     ...agentRbac(),
     ...['n1', 'n2'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })),

@@ -6,6 +6,7 @@ import {
   disableTxChecksumOffload,
   type Netns,
   type NetnsNode,
+  netdevBridgeArgs,
   type Underlay,
   uniqueTag,
 } from '@antrea-ts/harness';
@@ -46,15 +47,7 @@ describe('netns Nodes on an underlay', () => {
     for (const [i, node] of nodes.entries()) {
       const n = i + 1;
       await node.ovs.vsctl([
-        'add-br',
-        'br-int',
-        '--',
-        'set',
-        'bridge',
-        'br-int',
-        'datapath_type=netdev',
-        'protocols=OpenFlow15',
-        'fail_mode=secure',
+        ...netdevBridgeArgs('br-int', ['protocols=OpenFlow15', 'fail_mode=secure']),
         '--',
         'add-port',
         'br-int',

@@ -1,7 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeCluster } from '@antrea-ts/harness';
+import { installCrds as installCrdsFrom, type KubeCluster } from '@antrea-ts/harness';
 
 export const CRD_DIR = fileURLToPath(new URL('../../build/crds/', import.meta.url));
 export const SP = '/policy/api/v1/infra/domains/default/security-policies';
@@ -11,10 +9,8 @@ export const CLUSTER = 'kind-a';
 export const CLUSTER_PATH = `/infra/sites/default/enforcement-points/default/cluster-control-planes/${CLUSTER}`;
 
 /** Installs every generated CRD and waits until the apiserver serves them. */
-export async function installCrds(kube: KubeCluster): Promise<void> {
-  const files = readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml'));
-  for (const f of files) await kube.kubectl(['apply', '-f', join(CRD_DIR, f)]);
-  await kube.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
+export function installCrds(kube: KubeCluster): Promise<void> {
+  return installCrdsFrom(kube, [CRD_DIR]);
 }
 
 /** Polls until `fn` returns a truthy value (or throws its last error after `ms`). */

@@ -55,13 +55,29 @@ export async function tryRun(argv: readonly string[], options: RunOptions = {}):
   }
 }
 
-/** Polls `probe` until it resolves truthy or `timeoutMs` passes. */
-export async function waitFor<T>(
+export interface PollOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  /**
+   * Whether an error thrown by the probe ends the wait at once (a component exited) rather than
+   * counting as "not yet" (connection refused while something starts). None does by default.
+   */
+  isFatal?: (error: unknown) => boolean;
+  /** Builds the error thrown on timeout; by default a HarnessError HARNESS_START_TIMEOUT. */
+  timeoutError?: (message: string, lastError: unknown) => Error;
+}
+
+/**
+ * Polls `probe` until it resolves truthy. The timeout error says `timed out after <ms> ms waiting
+ * for <what>` and carries the probe's last error as its cause.
+ */
+export async function poll<T>(
   what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-  intervalMs = 50,
+  probe: () => Promise<T | undefined | false | null>,
+  options: PollOptions = {},
 ): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const intervalMs = options.intervalMs ?? 50;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -69,13 +85,25 @@ export async function waitFor<T>(
       const value = await probe();
       if (value) return value;
     } catch (error) {
+      if (options.isFatal?.(error)) throw error;
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new HarnessError('HARNESS_START_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`, {
-        cause: lastError,
-      });
+      const message = `timed out after ${timeoutMs} ms waiting for ${what}`;
+      throw options.timeoutError
+        ? options.timeoutError(message, lastError)
+        : new HarnessError('HARNESS_START_TIMEOUT', message, { cause: lastError });
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Polls `probe` until it resolves truthy or `timeoutMs` passes (see `poll`). */
+export function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<T> {
+  return poll(what, probe, { timeoutMs, intervalMs });
 }

@@ -1,8 +1,9 @@
 export { HarnessError, type HarnessErrorCode } from './errors.js';
-export { inNetns, type RunOptions, run, tryRun, waitFor } from './exec.js';
+export { inNetns, type PollOptions, poll, type RunOptions, run, tryRun, waitFor } from './exec.js';
 export { type ExtensionServerSetup, startExtensionServerSetup } from './extension-server-setup.js';
 export { httpsStatus } from './https-status.js';
 export {
+  etcdCommand,
   type KubeApiServerSetup,
   type KubeCluster,
   kubeApiServerArgs,
@@ -24,8 +25,14 @@ export {
   uniqueTag,
   type VethEnd,
 } from './netns.js';
-export { createNetnsNode, type NetnsNode, TRANSPORT_BRIDGE } from './netns-node.js';
+export { createNetnsNode, type NetnsNode, setUpTransportBridge, TRANSPORT_BRIDGE } from './netns-node.js';
 export { type OvsInstance, type StartOvsOptions, startOvs } from './ovs.js';
+export {
+  netdevBridgeArgs,
+  type OvsRunDirLayout,
+  ovsRunDirLayout,
+  VSWITCH_SCHEMA,
+} from './ovs-commands.js';
 export { cachedBinDir } from './paths.js';
 export { type CertFiles, type CertRequest, TestPki } from './pki.js';
 export { freePort } from './ports.js';

@@ -39,6 +39,13 @@ describe('installCrds', () => {
       ['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all'],
     ]);
   });
+
+  it('passes extra flags to kubectl apply (server-side apply for the lab)', async () => {
+    const kube = recordingKubectl();
+    await installCrds(kube, ['/crds'], ['--server-side']);
+    expect(kube.calls[0]?.args).toEqual(['apply', '--server-side', '-f', '/crds']);
+    expect(kube.calls[1]?.args[0]).toBe('wait');
+  });
 });
 
 describe('apiServiceObject', () => {

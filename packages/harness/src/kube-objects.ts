@@ -15,9 +15,16 @@ export function applyObjects(
   });
 }
 
-/** Applies CRD manifests (files or folders) and returns once every CRD of the cluster is Established. */
-export async function installCrds(kube: Kubectl, paths: readonly string[]): Promise<void> {
-  await kube.kubectl(['apply', ...paths.flatMap((p) => ['-f', p])]);
+/**
+ * Applies CRD manifests (files or folders) and returns once every CRD of the cluster is Established.
+ * `applyArgs` go to `kubectl apply` (the lab applies server-side).
+ */
+export async function installCrds(
+  kube: Kubectl,
+  paths: readonly string[],
+  applyArgs: readonly string[] = [],
+): Promise<void> {
+  await kube.kubectl(['apply', ...applyArgs, ...paths.flatMap((p) => ['-f', p])]);
   await kube.kubectl(['wait', '--for', 'condition=established', '--timeout=60s', 'crd', '--all']);
 }
 

@@ -212,27 +212,34 @@ export function kubeApiServerArgs(s: KubeApiServerSetup): string[] {
   ];
 }
 
-async function startEtcd(dir: string, logDir: string): Promise<{ url: string; process: ManagedProcess }> {
+/**
+ * A single-member etcd on two free loopback ports: its client URL and the command that runs it.
+ * Shared by the harness and the lab so both run the same etcd.
+ */
+export async function etcdCommand(dataDir: string): Promise<{ url: string; argv: string[] }> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const etcd = new ManagedProcess({
-    name: 'etcd',
-    logFile: join(logDir, 'etcd.log'),
-    argv: [
-      'etcd',
-      '--name=default',
-      `--data-dir=${join(dir, 'etcd')}`,
-      `--listen-client-urls=${url}`,
-      `--advertise-client-urls=${url}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=default=${peer}`,
-      // Test data is thrown away: no fsync keeps etcd from being the bottleneck on a small disk.
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ],
-  });
+  const argv = [
+    'etcd',
+    '--name=default',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${url}`,
+    `--advertise-client-urls=${url}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    // The data is thrown away with the cluster: no fsync keeps etcd from being the bottleneck on a
+    // small disk.
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+  return { url, argv };
+}
+
+async function startEtcd(dir: string, logDir: string): Promise<{ url: string; process: ManagedProcess }> {
+  const { url, argv } = await etcdCommand(join(dir, 'etcd'));
+  const etcd = new ManagedProcess({ name: 'etcd', logFile: join(logDir, 'etcd.log'), argv });
   await waitFor(
     'etcd /health',
     async () => {

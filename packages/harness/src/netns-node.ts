@@ -2,10 +2,43 @@ import type { Logger } from 'pino';
 import { run } from './exec.js';
 import { createNetns, createVethPair, NET_PREFIX, type Netns, uniqueTag } from './netns.js';
 import { type OvsInstance, startOvs } from './ovs.js';
+import { netdevBridgeArgs } from './ovs-commands.js';
 import type { Underlay } from './underlay.js';
 
 /** Bridge that holds a netns Node's uplink and its Node IP (see createNetnsNode). */
 export const TRANSPORT_BRIDGE = 'br-phy';
+
+/**
+ * Makes the Node's uplink (`eth0`, already in the netns) a port of the netdev bridge br-phy, puts
+ * the Node IP on br-phy and routes through `gateway`; see createNetnsNode for why. Shared with the
+ * lab, whose Nodes are wired the same way.
+ */
+export async function setUpTransportBridge(options: {
+  netns: string;
+  vsctl: (args: readonly string[]) => Promise<string>;
+  /** Root-namespace end of the uplink veth. */
+  uplinkPeer: string;
+  /** Node IP with the underlay's prefix length. */
+  nodeCidr: string;
+  gateway: string;
+}): Promise<void> {
+  const { netns } = options;
+  await options.vsctl([
+    ...netdevBridgeArgs(TRANSPORT_BRIDGE),
+    '--',
+    '--may-exist',
+    'add-port',
+    TRANSPORT_BRIDGE,
+    'eth0',
+  ]);
+  await run(['ip', 'addr', 'add', options.nodeCidr, 'dev', TRANSPORT_BRIDGE], { netns });
+  await run(['ip', 'link', 'set', TRANSPORT_BRIDGE, 'up'], { netns });
+  // TCP between the Node and the host (kube-apiserver) crosses userspace OVS, which forwards the
+  // partial checksums of offloaded packets unfinished: compute them in software on both ends.
+  await run(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off'], { netns });
+  await run(['ethtool', '-K', options.uplinkPeer, 'tx', 'off']);
+  await run(['ip', 'route', 'add', 'default', 'via', options.gateway, 'dev', TRANSPORT_BRIDGE], { netns });
+}
 
 export interface NetnsNode {
   readonly name: string;
@@ -41,42 +74,13 @@ export async function createNetnsNode(options: {
     await run(['ip', 'link', 'set', uplinkPeer, 'master', options.underlay.bridge]);
     ovs = await startOvs({ netns: netnsName, ...(options.logger ? { logger: options.logger } : {}) });
     const nodeIp = options.underlay.allocateIp();
-    await ovs.vsctl([
-      'add-br',
-      TRANSPORT_BRIDGE,
-      '--',
-      'set',
-      'bridge',
-      TRANSPORT_BRIDGE,
-      'datapath_type=netdev',
-      '--',
-      'add-port',
-      TRANSPORT_BRIDGE,
-      'eth0',
-    ]);
-    await netns.exec([
-      'ip',
-      'addr',
-      'add',
-      `${nodeIp}/${options.underlay.prefixLength}`,
-      'dev',
-      TRANSPORT_BRIDGE,
-    ]);
-    await netns.exec(['ip', 'link', 'set', TRANSPORT_BRIDGE, 'up']);
-    // TCP between the Node and the host (kube-apiserver) crosses userspace OVS, which forwards the
-    // partial checksums of offloaded packets unfinished: compute them in software on both ends.
-    await netns.exec(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off']);
-    await run(['ethtool', '-K', uplinkPeer, 'tx', 'off']);
-    await netns.exec([
-      'ip',
-      'route',
-      'add',
-      'default',
-      'via',
-      options.underlay.hostIp,
-      'dev',
-      TRANSPORT_BRIDGE,
-    ]);
+    await setUpTransportBridge({
+      netns: netnsName,
+      vsctl: ovs.vsctl,
+      uplinkPeer,
+      nodeCidr: `${nodeIp}/${options.underlay.prefixLength}`,
+      gateway: options.underlay.hostIp,
+    });
     const started = ovs;
     return {
       name: options.name,

@@ -4,9 +4,8 @@ import type { Logger } from 'pino';
 import { run, tryRun, waitFor } from './exec.js';
 import { ManagedProcess } from './managed-process.js';
 import { createNetns, NET_PREFIX, uniqueTag } from './netns.js';
+import { ovsRunDirLayout, VSWITCH_SCHEMA } from './ovs-commands.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
-
-const VSWITCH_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
 
 export interface StartOvsOptions {
   /**
@@ -44,16 +43,9 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
   const runDir = dir.path;
   const privateNetns = options.netns ? undefined : await createNetns(`${NET_PREFIX}-${uniqueTag()}-ovs`);
   const netns = options.netns ?? privateNetns!.name;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    OVS_RUNDIR: runDir,
-    OVS_DBDIR: runDir,
-    OVS_LOGDIR: runDir,
-    OVS_SYSCONFDIR: runDir,
-    OVS_PKGDATADIR: '/usr/share/openvswitch',
-  };
-  const dbSocket = join(runDir, 'db.sock');
-  const dbFile = join(runDir, 'conf.db');
+  const layout = ovsRunDirLayout(runDir);
+  const env: NodeJS.ProcessEnv = { ...process.env, ...layout.vars };
+  const { dbSocket, dbFile } = layout;
   const log = options.logger?.child({ component: 'harness-ovs', netns });
   let ovsdb: ManagedProcess | undefined;
   let vswitchd: ManagedProcess | undefined;
@@ -61,20 +53,13 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
   const ctl = (tool: string, args: readonly string[]) => run([tool, ...args], { netns, env });
 
   const startVswitchd = async () => {
-    const ctlSocket = join(runDir, 'ovs-vswitchd.ctl');
+    const ctlSocket = layout.vswitchdCtlSocket;
     vswitchd = new ManagedProcess({
       name: 'ovs-vswitchd',
       netns,
       env,
       logFile: join(runDir, 'ovs-vswitchd.log'),
-      argv: [
-        'ovs-vswitchd',
-        `unix:${dbSocket}`,
-        '--disable-system',
-        `--unixctl=${ctlSocket}`,
-        `--pidfile=${join(runDir, 'ovs-vswitchd.pid')}`,
-        '-vconsole:info',
-      ],
+      argv: layout.vswitchdArgv,
     });
     const started = vswitchd;
     await waitFor('ovs-vswitchd control socket', async () => {
@@ -92,14 +77,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
       netns,
       env,
       logFile: join(runDir, 'ovsdb-server.log'),
-      argv: [
-        'ovsdb-server',
-        dbFile,
-        `--remote=punix:${dbSocket}`,
-        '--remote=db:Open_vSwitch,Open_vSwitch,manager_options',
-        `--unixctl=${join(runDir, 'ovsdb-server.ctl')}`,
-        `--pidfile=${join(runDir, 'ovsdb-server.pid')}`,
-      ],
+      argv: layout.ovsdbServerArgv,
     });
     const server = ovsdb;
     await waitFor('ovsdb-server socket', async () => {
@@ -127,7 +105,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
     bridgeMgmtSocket: (bridge) => join(runDir, `${bridge}.mgmt`),
     vsctl: (args) => ctl('ovs-vsctl', [`--db=unix:${dbSocket}`, '--timeout=30', ...args]),
     ofctl: (args) => ctl('ovs-ofctl', args),
-    appctl: (args) => ctl('ovs-appctl', ['-t', join(runDir, 'ovs-vswitchd.ctl'), ...args]),
+    appctl: (args) => ctl('ovs-appctl', ['-t', layout.vswitchdCtlSocket, ...args]),
     async restartVswitchd({ crash = false } = {}) {
       if (crash) await vswitchd?.kill();
       else await vswitchd?.stop();
@@ -160,7 +138,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
         (out) => out.split(/\s+/).filter(Boolean),
         () => [] as string[],
       );
-      await tryRun(['ovs-appctl', '-t', join(runDir, 'ovs-vswitchd.ctl'), 'exit', '--cleanup'], {
+      await tryRun(['ovs-appctl', '-t', layout.vswitchdCtlSocket, 'exit', '--cleanup'], {
         netns,
         env,
         timeoutMs: 10_000,

@@ -1,7 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, kubeApiServerArgs, run, TestPki } from '@antrea-ts/harness';
+import {
+  createKubePki,
+  etcdCommand,
+  freePort,
+  httpsStatus,
+  kubeApiServerArgs,
+  run,
+} from '@antrea-ts/harness';
 import { LabError } from './errors.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { APISERVER_PORT, type LabLayout } from './layout.js';
@@ -33,53 +39,23 @@ export async function startKube(options: {
     }
   }
   mkdirSync(layout.pkiDir, { recursive: true });
-  const pki = new TestPki(layout.pkiDir);
-  const [ca, frontProxyCa, saKey] = await Promise.all([
-    pki.createCa('ca', 'antrea-ts-lab-ca'),
-    pki.createCa('front-proxy-ca', 'antrea-ts-lab-front-proxy-ca'),
-    pki.createSigningKey('sa'),
-  ]);
-  const [serving, admin, frontProxyClient] = await Promise.all([
-    pki.issue(ca, {
-      name: 'apiserver',
-      commonName: 'kube-apiserver',
-      usage: 'server',
-      dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
-      ipAddresses: [...new Set(['127.0.0.1', bindAddress, '10.96.0.1'])],
-    }),
-    pki.issue(ca, { name: 'admin', commonName: 'admin', organizations: ['system:masters'], usage: 'client' }),
-    pki.issue(frontProxyCa, {
-      name: 'front-proxy-client',
-      commonName: 'front-proxy-client',
-      usage: 'client',
-    }),
-  ]);
+  const { ca, frontProxyCa, saKey, serving, admin, frontProxyClient } = await createKubePki(layout.pkiDir, {
+    bindAddress,
+    caCommonName: 'antrea-ts-lab-ca',
+    frontProxyCaCommonName: 'antrea-ts-lab-front-proxy-ca',
+  });
   const processes: ProcessRecord[] = [];
   const started = async (p: ProcessRecord) => {
     processes.push(p);
     await options.record(p);
   };
 
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const etcdUrl = `http://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
+  const { url: etcdUrl, argv: etcdArgv } = await etcdCommand(layout.etcdDir);
   const etcd = spawnDetached({
     name: 'etcd',
     log: layout.log('etcd'),
     cmdlineMatch: layout.etcdDir,
-    argv: [
-      'etcd',
-      '--name=default',
-      `--data-dir=${layout.etcdDir}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=default=${peer}`,
-      // A lab's data is thrown away with it: no fsync keeps etcd from being the bottleneck.
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ],
+    argv: etcdArgv,
   });
   await started(etcd);
   await waitUntil(
@@ -119,7 +95,7 @@ export async function startKube(options: {
     `kube-apiserver /readyz (log: ${apiserver.log})`,
     async () => {
       assertAlive(apiserver);
-      return (await httpsGet(server, '/readyz', ca.cert, admin)) === 200;
+      return (await httpsStatus(server, '/readyz', ca.cert, admin)) === 200;
     },
     { timeoutMs: 90_000 },
   );
@@ -167,31 +143,5 @@ async function portFree(host: string, port: number): Promise<boolean> {
     const s = createServer();
     s.once('error', () => resolve(false));
     s.listen(port, host, () => s.close(() => resolve(true)));
-  });
-}
-
-function httpsGet(
-  server: string,
-  path: string,
-  ca: string,
-  client: { cert: string; key: string },
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, server),
-      {
-        ca: readFileSync(ca),
-        cert: readFileSync(client.cert),
-        key: readFileSync(client.key),
-        timeout: 5_000,
-      },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end();
   });
 }

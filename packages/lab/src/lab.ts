@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { run, tryRun } from '@antrea-ts/harness';
+import { installCrds, run, tryRun } from '@antrea-ts/harness';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { type CniRuntime, cniAdd, cniDel } from './cni-chain.js';
@@ -229,7 +229,7 @@ export class Lab {
     });
     this.#log.info({ server: kube.server, ms: Date.now() - started }, 'kube-apiserver ready');
 
-    await this.kubectl(['apply', '--server-side', '-f', this.#artifacts.crdDir]);
+    await installCrds(this, [this.#artifacts.crdDir], ['--server-side']);
     await this.kubectl(['apply', '--server-side', '-f', '-'], {
       input: toApplyStream([
         ...rbacObjects(this.#artifacts.manifest),
@@ -238,7 +238,6 @@ export class Lab {
         ...(withController ? webhookObjects(this.#artifacts.manifest) : []),
       ]),
     });
-    await this.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
     const [agentToken, controllerToken] = await Promise.all([
       this.#token('antrea-agent'),
       this.#token('antrea-controller'),

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, tryRun } from '@antrea-ts/harness';
+import { run, setUpTransportBridge, tryRun } from '@antrea-ts/harness';
 import { cniConflist } from './cni-config.js';
 import { type LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { AGENT_API_PORT } from './names.js';
@@ -8,8 +8,6 @@ import { cleanupOvs, startOvs, vsctl } from './ovs.js';
 import { spawnDetached } from './processes.js';
 import type { NodeRecord, ProcessRecord } from './state.js';
 
-/** Bridge that holds a Node's uplink and its Node IP (userspace tunnels route through it). */
-export const TRANSPORT_BRIDGE = 'br-phy';
 /** The CNI plugins a Node's bin dir offers besides antrea (Debian's containernetworking-plugins). */
 const PLUGINS = ['host-local', 'portmap', 'bandwidth', 'loopback'];
 const SYSTEM_CNI_DIR = '/usr/lib/cni';
@@ -57,31 +55,12 @@ export async function createNodeNetwork(
   await run(['ip', 'link', 'set', node.uplink, 'master', layout.underlayBridge]);
   await run(['ip', 'link', 'set', node.uplink, 'up']);
   await startOvs({ dir: node.ovsDir, netns: ns, logPrefix: join(layout.logDir, node.name), record });
-  await vsctl(node.ovsDir, ns, [
-    '--may-exist',
-    'add-br',
-    TRANSPORT_BRIDGE,
-    '--',
-    'set',
-    'bridge',
-    TRANSPORT_BRIDGE,
-    'datapath_type=netdev',
-    '--',
-    '--may-exist',
-    'add-port',
-    TRANSPORT_BRIDGE,
-    'eth0',
-  ]);
-  await run(['ip', 'addr', 'add', `${node.nodeIp}/${UNDERLAY_PREFIX_LENGTH}`, 'dev', TRANSPORT_BRIDGE], {
+  await setUpTransportBridge({
     netns: ns,
-  });
-  await run(['ip', 'link', 'set', TRANSPORT_BRIDGE, 'up'], { netns: ns });
-  // TCP between the Node and the host crosses userspace OVS, which forwards the partial checksums
-  // of offloaded packets unfinished: compute them in software on both ends.
-  await run(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off'], { netns: ns });
-  await run(['ethtool', '-K', node.uplink, 'tx', 'off']);
-  await run(['ip', 'route', 'add', 'default', 'via', layout.hostIp, 'dev', TRANSPORT_BRIDGE], {
-    netns: ns,
+    vsctl: (args) => vsctl(node.ovsDir, ns, args),
+    uplinkPeer: node.uplink,
+    nodeCidr: `${node.nodeIp}/${UNDERLAY_PREFIX_LENGTH}`,
+    gateway: layout.hostIp,
   });
 }
 

@@ -1,30 +1,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { run, tryRun } from '@antrea-ts/harness';
+import { ovsRunDirLayout, run, tryRun, VSWITCH_SCHEMA } from '@antrea-ts/harness';
 import { LabError } from './errors.js';
 import { spawnDetached } from './processes.js';
 import type { ProcessRecord } from './state.js';
 import { waitUntil } from './wait.js';
 
-const VSWITCH_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
-
-/** Variables that point the ovs-* tools at one Node's OVS instance. */
-function ovsVars(dir: string): Record<string, string> {
-  return {
-    OVS_RUNDIR: dir,
-    OVS_DBDIR: dir,
-    OVS_LOGDIR: dir,
-    OVS_SYSCONFDIR: dir,
-    OVS_PKGDATADIR: '/usr/share/openvswitch',
-  };
-}
-
+/** The environment of the ovs-* tools run against one Node's OVS instance. */
 export function ovsEnv(dir: string): NodeJS.ProcessEnv {
-  return { ...process.env, ...ovsVars(dir) };
+  return { ...process.env, ...ovsRunDirLayout(dir).vars };
 }
 
 export function vsctl(dir: string, netns: string, args: readonly string[]): Promise<string> {
-  return run(['ovs-vsctl', `--db=unix:${join(dir, 'db.sock')}`, '--timeout=30', ...args], {
+  return run(['ovs-vsctl', `--db=unix:${ovsRunDirLayout(dir).dbSocket}`, '--timeout=30', ...args], {
     netns,
     env: ovsEnv(dir),
   });
@@ -44,9 +31,8 @@ export async function startOvs(options: {
   const { dir, netns } = options;
   mkdirSync(dir, { recursive: true });
   const env = ovsEnv(dir);
-  const vars = ovsVars(dir);
-  const dbFile = join(dir, 'conf.db');
-  const dbSocket = join(dir, 'db.sock');
+  const layout = ovsRunDirLayout(dir);
+  const { vars, dbFile, dbSocket } = layout;
   if (!existsSync(VSWITCH_SCHEMA)) {
     throw new LabError('LAB_MISSING_BINARY', 'Open vSwitch is not installed: run hack/install-deps.sh');
   }
@@ -57,14 +43,7 @@ export async function startOvs(options: {
     env: vars,
     log: `${options.logPrefix}-ovsdb-server.log`,
     cmdlineMatch: dbFile,
-    argv: [
-      'ovsdb-server',
-      dbFile,
-      `--remote=punix:${dbSocket}`,
-      '--remote=db:Open_vSwitch,Open_vSwitch,manager_options',
-      `--unixctl=${join(dir, 'ovsdb-server.ctl')}`,
-      `--pidfile=${join(dir, 'ovsdb-server.pid')}`,
-    ],
+    argv: layout.ovsdbServerArgv,
   });
   await options.record(ovsdb);
   await waitUntil(`ovsdb-server socket (log: ${ovsdb.log})`, async () => existsSync(dbSocket), {
@@ -72,21 +51,14 @@ export async function startOvs(options: {
     intervalMs: 50,
   });
   await run(['ovs-vsctl', `--db=unix:${dbSocket}`, '--no-wait', 'init'], { netns, env });
-  const ctlSocket = join(dir, 'ovs-vswitchd.ctl');
+  const ctlSocket = layout.vswitchdCtlSocket;
   const vswitchd = spawnDetached({
     name: `ovs-vswitchd@${netns}`,
     netns,
     env: vars,
     log: `${options.logPrefix}-ovs-vswitchd.log`,
     cmdlineMatch: ctlSocket,
-    argv: [
-      'ovs-vswitchd',
-      `unix:${dbSocket}`,
-      '--disable-system',
-      `--unixctl=${ctlSocket}`,
-      `--pidfile=${join(dir, 'ovs-vswitchd.pid')}`,
-      '-vconsole:info',
-    ],
+    argv: layout.vswitchdArgv,
   });
   await options.record(vswitchd);
   await waitUntil(
@@ -111,7 +83,7 @@ export async function ovsVersion(): Promise<string> {
  * it) before its process is stopped.
  */
 export async function cleanupOvs(dir: string, netns: string): Promise<void> {
-  const ctlSocket = join(dir, 'ovs-vswitchd.ctl');
+  const ctlSocket = ovsRunDirLayout(dir).vswitchdCtlSocket;
   if (existsSync(ctlSocket)) {
     await tryRun(['ovs-appctl', '-t', ctlSocket, 'exit', '--cleanup'], {
       netns,

@@ -11,10 +11,8 @@
 //        NSX inventory (batch size 50 = the real adapter's default, and 500).
 // --json prints one line per measurement: {"bench","case","metric","value","unit"}.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startKube } from '@antrea-ts/harness';
+import { freePort, installCrds, startKube } from '@antrea-ts/harness';
 import {
   CcpAdapter,
   KubeCrdClient,
@@ -78,9 +76,7 @@ async function main(): Promise<void> {
   const url = await sim.start();
   const nsx = new NsxClient({ baseUrl: url, timeoutMs: 120_000 });
   try {
-    for (const f of readdirSync(crdDir).filter((x) => x.endsWith('.yaml')))
-      await kube.kubectl(['apply', '-f', join(crdDir, f)]);
-    await kube.kubectl(['wait', '--for=condition=established', '--timeout=60s', 'crd', '--all']);
+    await installCrds(kube, [crdDir]);
     const { cert } = await generateClientCertificate(kube.dir, CLUSTER);
     const ccp = await nsx.request<{ node_id: string }>('PUT', `${P}${CLUSTER_PATH}`, { certificate: cert });
     if (CASES.has('ccp')) {
