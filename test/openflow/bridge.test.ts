@@ -1,4 +1,4 @@
-import { createNetns, type Netns, type OvsInstance, startOvs, uniqueTag } from '@antrea-ts/harness';
+import { type OvsInstance, type PodBed, startPodBed } from '@antrea-ts/harness';
 import {
   buildMatch,
   type Flow,
@@ -30,25 +30,13 @@ function sortLines(lines: string[]): string[] {
 }
 
 describe('OpenFlowBridge against a real ovs-vswitchd', () => {
-  let netns: Netns;
+  let bed: PodBed;
   let ovs: OvsInstance;
   let bridge: OpenFlowBridge;
 
   beforeAll(async () => {
-    // Own netns: userspace datapaths share the root namespace's "ovs-netdev" tap otherwise.
-    netns = await createNetns(`ats-${uniqueTag()}-of`);
-    ovs = await startOvs({ netns: netns.name, logger });
-    await ovs.vsctl([
-      'add-br',
-      BR,
-      '--',
-      'set',
-      'bridge',
-      BR,
-      'datapath_type=netdev',
-      'protocols=OpenFlow15',
-      'fail_mode=secure',
-    ]);
+    bed = await startPodBed({ bridge: BR, protocols: ['OpenFlow15'], logger });
+    ovs = bed.ovs;
     bridge = new OpenFlowBridge({
       target: { path: ovs.bridgeMgmtSocket(BR) },
       logger,
@@ -59,8 +47,7 @@ describe('OpenFlowBridge against a real ovs-vswitchd', () => {
 
   afterAll(async () => {
     await bridge?.stop();
-    await ovs?.stop();
-    await netns?.delete();
+    await bed?.stop();
   });
 
   it('negotiated OpenFlow 1.5 and read the datapath id', () => {

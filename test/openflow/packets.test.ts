@@ -1,15 +1,4 @@
-import {
-  createNetns,
-  createVethPair,
-  disableTxChecksumOffload,
-  ManagedProcess,
-  makeTempDir,
-  type Netns,
-  type OvsInstance,
-  startOvs,
-  type TempDir,
-  uniqueTag,
-} from '@antrea-ts/harness';
+import { type PodBed, startPodBed } from '@antrea-ts/harness';
 import { buildMatch, type Flow, OFPP, OpenFlowBridge } from '@antrea-ts/openflow';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,18 +77,13 @@ function flows(): Flow[] {
 }
 
 describe('flows from our OpenFlow client carry and block real packets', () => {
-  const tag = uniqueTag();
-  let node: Netns;
-  let ovs: OvsInstance;
+  let bed: PodBed;
   let bridge: OpenFlowBridge;
-  let tmp: TempDir;
-  let server: ManagedProcess;
-  const pods = new Map<string, Netns>();
 
   const connect = (from: string, port: number) =>
-    pods
+    bed.pods
       .get(from)!
-      .exec(['socat', '-T', '2', '-', `TCP:${SERVER_IP}:${port},connect-timeout=2`], {
+      .netns.exec(['socat', '-T', '2', '-', `TCP:${SERVER_IP}:${port},connect-timeout=2`], {
         input: '',
         timeoutMs: 5_000,
       })
@@ -109,47 +93,16 @@ describe('flows from our OpenFlow client carry and block real packets', () => {
       );
 
   beforeAll(async () => {
-    node = await createNetns(`ats-${tag}-ofn`);
-    ovs = await startOvs({ netns: node.name, logger });
-    await ovs.vsctl([
-      'add-br',
-      BR,
-      '--',
-      'set',
-      'bridge',
-      BR,
-      'datapath_type=netdev',
-      'protocols=OpenFlow15',
-      'fail_mode=secure',
-    ]);
-    for (const pod of PODS) {
-      const ns = await createNetns(`ats-${tag}-${pod.name}`);
-      pods.set(pod.name, ns);
-      const port = `pk${tag}${pod.name}`;
-      await createVethPair({ name: 'eth0', netns: ns.name }, { name: port, netns: node.name });
-      await disableTxChecksumOffload('eth0', ns.name);
-      await ns.exec(['ip', 'addr', 'add', `${pod.ip}/24`, 'dev', 'eth0']);
-      await ovs.vsctl(['add-port', BR, port, '--', 'set', 'interface', port, `ofport_request=${pod.ofport}`]);
-    }
-    tmp = makeTempDir('ofpk');
-    server = new ManagedProcess({
-      name: 'server',
-      netns: pods.get('s')!.name,
-      logFile: `${tmp.path}/server.log`,
-      argv: ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', 'SYSTEM:echo hello'],
-    });
-    bridge = new OpenFlowBridge({ target: { path: ovs.bridgeMgmtSocket(BR) }, logger });
+    bed = await startPodBed({ bridge: BR, protocols: ['OpenFlow15'], pods: PODS, logger });
+    bed.runIn(bed.pods.get('s')!, 'server', ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', 'SYSTEM:echo hello']);
+    bridge = new OpenFlowBridge({ target: { path: bed.ovs.bridgeMgmtSocket(BR) }, logger });
     await bridge.start();
     await bridge.addFlows(flows());
   });
 
   afterAll(async () => {
     await bridge?.stop();
-    await server?.stop();
-    await ovs?.stop();
-    for (const ns of pods.values()) await ns.delete();
-    await node?.delete();
-    tmp?.remove();
+    await bed?.stop();
   });
 
   it('lets the conjunction allow a to reach s and drops b', async () => {

@@ -20,19 +20,7 @@ import {
   tunnelFlows,
 } from '@antrea-ts/agent';
 import type { Traceflow, TraceflowNodeResult, TraceflowPacket, TraceflowSpec } from '@antrea-ts/apis';
-import {
-  createNetns,
-  createVethPair,
-  disableTxChecksumOffload,
-  ManagedProcess,
-  makeTempDir,
-  type Netns,
-  type OvsInstance,
-  startOvs,
-  type TempDir,
-  uniqueTag,
-  waitFor,
-} from '@antrea-ts/harness';
+import { type OvsInstance, type PodBed, startPodBed, waitFor } from '@antrea-ts/harness';
 import type { OpenFlowBridge } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,77 +84,29 @@ class MemoryTraceflowApi implements TraceflowApi {
 }
 
 describe('Traceflow datapath on real ovs-vswitchd', () => {
-  const tag = uniqueTag();
-  let node: Netns;
+  let bed: PodBed;
   let ovs: OvsInstance;
   let conn: OfConnection;
   let packetIns: OpenFlowBridge;
   let handler: PacketInHandler;
   let agent: TraceflowAgent;
   let flows: FlowCache;
-  let tmp: TempDir;
-  let server: ManagedProcess;
   const api = new MemoryTraceflowApi();
-  const pods = new Map<string, Netns>();
   const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
   const dump = async () =>
     (await ovs.ofctl(['-O', 'OpenFlow15', 'dump-flows', '--no-stats', BR])).split('\n');
 
   beforeAll(async () => {
-    node = await createNetns(`ats-${tag}-tfn`);
-    ovs = await startOvs({ netns: node.name, logger });
-    await ovs.vsctl([
-      'add-br',
-      BR,
-      '--',
-      'set',
-      'bridge',
-      BR,
-      'datapath_type=netdev',
-      'protocols=OpenFlow10,OpenFlow15',
-      'fail_mode=secure',
-    ]);
-    await ovs.vsctl([
-      'add-port',
-      BR,
-      `tg${tag}`,
-      '--',
-      'set',
-      'interface',
-      `tg${tag}`,
-      'type=internal',
-      `ofport_request=${GW.ofport}`,
-    ]);
-    await ovs.vsctl([
-      'add-port',
-      BR,
-      `tt${tag}`,
-      '--',
-      'set',
-      'interface',
-      `tt${tag}`,
+    bed = await startPodBed({ bridge: BR, protocols: ['OpenFlow10', 'OpenFlow15'], pods: PODS, logger });
+    ovs = bed.ovs;
+    await bed.addPort('gw0', ['type=internal', `ofport_request=${GW.ofport}`]);
+    await bed.addPort('tun0', [
       'type=geneve',
       'options:remote_ip=flow',
       'options:key=flow',
       `ofport_request=${TUN}`,
     ]);
-    for (const pod of PODS) {
-      const ns = await createNetns(`ats-${tag}-tf${pod.name}`);
-      pods.set(pod.name, ns);
-      const port = `tf${tag}${pod.name}`;
-      await createVethPair({ name: 'eth0', netns: ns.name }, { name: port, netns: node.name });
-      await disableTxChecksumOffload('eth0', ns.name);
-      await ns.exec(['ip', 'link', 'set', 'eth0', 'address', pod.mac]);
-      await ns.exec(['ip', 'addr', 'add', `${pod.ip}/24`, 'dev', 'eth0']);
-      await ovs.vsctl(['add-port', BR, port, '--', 'set', 'interface', port, `ofport_request=${pod.ofport}`]);
-    }
-    tmp = makeTempDir('tfdp');
-    server = new ManagedProcess({
-      name: 'server',
-      netns: pods.get('b')!.name,
-      logFile: `${tmp.path}/server.log`,
-      argv: ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', 'SYSTEM:echo hello'],
-    });
+    bed.runIn(bed.pods.get('b')!, 'server', ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', 'SYSTEM:echo hello']);
     conn = new OfConnection({ socketPath: ovs.bridgeMgmtSocket(BR), logger });
     conn.start();
     await conn.waitConnected(10_000);
@@ -219,7 +159,7 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
           containerId: p.name,
           podName: p.name,
           podNamespace: 'x',
-          hostIfName: `tf${tag}${p.name}`,
+          hostIfName: bed.pods.get(p.name)!.hostPort,
           ifName: 'eth0',
           netns: '',
           ipCidr: `${p.ip}/24`,
@@ -242,11 +182,7 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
     handler?.stop();
     await packetIns?.stop();
     await conn?.stop();
-    await server?.stop();
-    await ovs?.stop();
-    for (const ns of pods.values()) await ns.delete();
-    await node?.delete();
-    tmp?.remove();
+    await bed?.stop();
   });
 
   it('injects an ICMP echo from a to b and reports it delivered on this Node', async () => {
@@ -313,9 +249,9 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       async () => (await dump()).some((l) => l.includes('nw_tos=76')) || undefined,
       10_000,
     );
-    const out = await pods
+    const out = await bed.pods
       .get('a')!
-      .exec(['socat', '-T', '2', '-', `TCP:${PODS[1].ip}:8080,connect-timeout=3`], {
+      .netns.exec(['socat', '-T', '2', '-', `TCP:${PODS[1].ip}:8080,connect-timeout=3`], {
         input: '',
         timeoutMs: 10_000,
       });

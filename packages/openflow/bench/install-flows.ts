@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createNetns, startOvs, uniqueTag } from '@antrea-ts/harness';
+import { startPodBed } from '@antrea-ts/harness';
 import { buildMatch, type Flow, formatFlow, load, OpenFlowBridge } from '@antrea-ts/openflow';
 import pino from 'pino';
 
@@ -90,22 +90,11 @@ async function main(): Promise<void> {
     seen.add(k);
     return true;
   });
-  const netns = await createNetns(`ats-${uniqueTag()}-bench`);
-  const ovs = await startOvs({ netns: netns.name, logger });
+  const bed = await startPodBed({ bridge: BR, protocols: ['OpenFlow15'], logger });
+  const { ovs } = bed;
   const results: Result[] = [];
   const dumpResults: Result[] = [];
   try {
-    await ovs.vsctl([
-      'add-br',
-      BR,
-      '--',
-      'set',
-      'bridge',
-      BR,
-      'datapath_type=netdev',
-      'protocols=OpenFlow15',
-      'fail_mode=secure',
-    ]);
     const bridge = new OpenFlowBridge({ target: { path: ovs.bridgeMgmtSocket(BR) }, logger });
     await bridge.start();
     const count = async (): Promise<number> => {
@@ -177,8 +166,7 @@ async function main(): Promise<void> {
     }
     await bridge.stop();
   } finally {
-    await ovs.stop();
-    await netns.delete();
+    await bed.stop();
   }
 
   const rate = (r: Result): number => r.flows / r.seconds;
