@@ -36,7 +36,6 @@ export {
 export { cachedBinDir } from './paths.js';
 export { type CertFiles, type CertRequest, TestPki } from './pki.js';
 export * from './pod-bed.js';
-export * from './pod-bed.js';
 export { freePort } from './ports.js';
 export { serviceWithEndpoints } from './service-endpoints.js';
 export { makeTempDir, TEMP_PREFIX, type TempDir } from './temp-dir.js';
