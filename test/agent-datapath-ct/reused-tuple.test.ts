@@ -6,7 +6,6 @@
 // These tests pin OVS's behaviour as installed (3.1 here; lib/conntrack-tcp.c is unchanged on OVS
 // main): when one of them starts failing, OVS changed and packages/agent/src/networkpolicy/README.md
 // ("Userspace OVS conntrack and reused 5-tuples") must be revisited.
-import { fileURLToPath } from 'node:url';
 import {
   createNetns,
   createVethPair,
@@ -21,6 +20,7 @@ import {
   waitFor,
 } from '@antrea-ts/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Close, entryState, tcpAttempt } from './conntrack-probe.js';
 
 const BR = 'br-ct';
 const ZONE = 9;
@@ -28,7 +28,6 @@ const CLIENT_IP = '10.30.0.1';
 const SERVER_IP = '10.30.0.2';
 const SERVER_PORT = 80;
 const GREETING = 'hello\n';
-const ATTEMPT = fileURLToPath(new URL('./tcp-attempt.mjs', import.meta.url));
 // The bare pipeline: conntrack first, invalid dropped, new connections committed, then the policy
 // table (table 2) where a denied SYN is dropped after the commit, as on the client's Node.
 const PIPELINE = [
@@ -44,11 +43,6 @@ const PIPELINE = [
 ];
 const DENY = `table=2,priority=100,ct_state=+new+trk,tcp,nw_dst=${SERVER_IP},tp_dst=${SERVER_PORT}`;
 
-interface Attempt {
-  result: 'open' | 'timeout' | 'refused' | 'error';
-  greeting: string;
-}
-
 describe('userspace conntrack: a 5-tuple reused after an unanswered committed SYN', () => {
   const tag = uniqueTag();
   let node: Netns;
@@ -59,28 +53,24 @@ describe('userspace conntrack: a 5-tuple reused after an unanswered committed SY
   let tmp: TempDir;
   let nextPort = 41_000;
 
-  const attempt = async (fromPort: number, close: 'rst' | 'data-rst'): Promise<Attempt> => {
-    const argv = [process.execPath, ATTEMPT, '--to', `${SERVER_IP}:${SERVER_PORT}`, '--from-port'];
-    const out = await client.exec([...argv, String(fromPort), '--close', close, '--timeout-ms', '1500']);
-    return JSON.parse(out) as Attempt;
-  };
-  /** The zone's entry for the client's source port, as `dpctl/dump-conntrack` prints its state. */
-  const entryState = async (fromPort: number): Promise<string | undefined> => {
-    const dump = await ovs.appctl(['dpctl/dump-conntrack', `zone=${ZONE}`]);
-    const line = dump.split('\n').find((l) => l.includes(`sport=${fromPort},`));
-    return line ? /state=(\w+)/.exec(line)?.[1] : undefined;
-  };
+  const attempt = (fromPort: number, close: Close) =>
+    tcpAttempt(client.name, `${SERVER_IP}:${SERVER_PORT}`, fromPort, close);
+  const stateOf = async (fromPort: number) =>
+    entryState(await ovs.appctl(['dpctl/dump-conntrack', `zone=${ZONE}`]), fromPort);
   const packets = async (match: string): Promise<number> => {
     const out = await ovs.ofctl(['dump-flows', BR, `table=1,${match}`]);
     return Number(/n_packets=(\d+)/.exec(out)?.[1] ?? Number.NaN);
   };
   const invalidDrops = () => packets('ct_state=+inv+trk,ip');
   const reopenedEntries = () => packets('ct_state=+new+trk,ct_mark=1,tcp');
+  /** Flow counters of recirculated packets reach OpenFlow when the revalidators run: poll. */
+  const counterGrows = (what: string, read: () => Promise<number>, from: number) =>
+    waitFor(what, async () => (await read()) > from || undefined, 10_000, 100);
   /** A connection the policy drops: the SYN is committed (SYN_SENT) and never answered. */
   const deniedSyn = async (fromPort: number): Promise<void> => {
     await ovs.ofctl(['add-flow', BR, `${DENY},actions=drop`]);
     expect((await attempt(fromPort, 'rst')).result).toBe('timeout');
-    expect(await entryState(fromPort)).toBe('SYN_SENT');
+    expect(await stateOf(fromPort)).toBe('SYN_SENT');
     await ovs.ofctl(['--strict', 'del-flows', BR, DENY]);
   };
 
@@ -126,7 +116,7 @@ describe('userspace conntrack: a 5-tuple reused after an unanswered committed SY
   it('control: without the unanswered SYN, a RST closes the entry and the port is reusable', async () => {
     const port = nextPort++;
     expect(await attempt(port, 'rst')).toEqual({ result: 'open', greeting: GREETING });
-    expect(await entryState(port)).not.toBe('ESTABLISHED');
+    expect(await stateOf(port)).not.toBe('ESTABLISHED');
     expect((await attempt(port, 'rst')).result).toBe('open');
   });
 
@@ -139,20 +129,20 @@ describe('userspace conntrack: a 5-tuple reused after an unanswered committed SY
     // handshake passes, the server's greeting (acking the new ISN) is invalid, and so is the
     // client's RST (its sequence number is compared with the old ISN).
     expect(await attempt(port, 'rst')).toEqual({ result: 'open', greeting: '' });
-    expect(await entryState(port)).toBe('ESTABLISHED');
+    expect(await stateOf(port)).toBe('ESTABLISHED');
     // That SYN was +new on a committed entry: visible to flows (ct_mark already set).
-    expect(await reopenedEntries()).toBeGreaterThan(reopenedBefore);
+    await counterGrows('the re-opening SYN counted', reopenedEntries, reopenedBefore);
     // The next connection from that port: the SYN is out of the stale window, dropped as invalid.
     expect((await attempt(port, 'rst')).result).toBe('timeout');
-    expect(await entryState(port)).toBe('ESTABLISHED');
-    expect(await invalidDrops()).toBeGreaterThan(dropsBefore);
+    expect(await stateOf(port)).toBe('ESTABLISHED');
+    await counterGrows('invalid packets dropped', invalidDrops, dropsBefore);
   });
 
   it('after it, a client that sends data before its RST re-syncs the window and closes the entry', async () => {
     const port = nextPort++;
     await deniedSyn(port);
     expect((await attempt(port, 'data-rst')).result).toBe('open');
-    expect(await entryState(port)).not.toBe('ESTABLISHED');
+    expect(await stateOf(port)).not.toBe('ESTABLISHED');
     expect(await attempt(port, 'rst')).toEqual({ result: 'open', greeting: GREETING });
   });
 });

@@ -42,7 +42,14 @@ const report = (/** @type {string} */ result, greeting = '') => {
   // Exit only once the line is out; the socket is already reset or destroyed.
   process.stdout.end(() => process.exit(0));
 };
-const sock = net.connect({ host: args.host, port: args.port, localPort: args.localPort });
+// allowHalfOpen: a server FIN must not make Node answer with a FIN of its own; the client closes
+// only as --close says, so its port is never left in TIME_WAIT and can be reused at once.
+const sock = net.connect({
+  host: args.host,
+  port: args.port,
+  localPort: args.localPort,
+  allowHalfOpen: true,
+});
 let greeting = '';
 sock.on('data', (chunk) => {
   greeting += chunk.toString();
@@ -51,7 +58,9 @@ const timer = setTimeout(() => {
   sock.destroy();
   report('timeout');
 }, args.timeoutMs);
+let opened = false;
 sock.once('connect', () => {
+  opened = true;
   clearTimeout(timer);
   setTimeout(() => {
     if (args.close === 'data-rst') sock.write('x', () => setTimeout(() => finish(), 50));
@@ -59,10 +68,13 @@ sock.once('connect', () => {
   }, args.waitMs);
 });
 const finish = () => {
-  sock.resetAndDestroy();
+  // The server may have reset it already (a greeter that closed gets our byte and answers RST).
+  if (!sock.destroyed) sock.resetAndDestroy();
   report('open', greeting);
 };
-sock.once('error', (/** @type {NodeJS.ErrnoException} */ e) => {
+sock.on('error', (/** @type {NodeJS.ErrnoException} */ e) => {
+  // Once open, the result stands: how the connection ended is not what is measured.
+  if (opened) return;
   clearTimeout(timer);
   report(e.code === 'ECONNREFUSED' ? 'refused' : 'error');
 });
