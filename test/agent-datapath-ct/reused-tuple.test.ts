@@ -6,19 +6,7 @@
 // These tests pin OVS's behaviour as installed (3.1 here; lib/conntrack-tcp.c is unchanged on OVS
 // main): when one of them starts failing, OVS changed and packages/agent/src/networkpolicy/README.md
 // ("Userspace OVS conntrack and reused 5-tuples") must be revisited.
-import {
-  createNetns,
-  createVethPair,
-  disableTxChecksumOffload,
-  ManagedProcess,
-  makeTempDir,
-  type Netns,
-  type OvsInstance,
-  startOvs,
-  type TempDir,
-  uniqueTag,
-  waitFor,
-} from '@antrea-ts/harness';
+import { type PodBed, type PodBedPod, startPodBed, waitFor } from '@antrea-ts/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Close, entryState, tcpAttempt } from './conntrack-probe.js';
 
@@ -44,21 +32,17 @@ const PIPELINE = [
 const DENY = `table=2,priority=100,ct_state=+new+trk,tcp,nw_dst=${SERVER_IP},tp_dst=${SERVER_PORT}`;
 
 describe('userspace conntrack: a 5-tuple reused after an unanswered committed SYN', () => {
-  const tag = uniqueTag();
-  let node: Netns;
-  let client: Netns;
-  let server: Netns;
-  let ovs: OvsInstance;
-  let greeter: ManagedProcess;
-  let tmp: TempDir;
+  let bed: PodBed;
+  let client: PodBedPod;
+  let server: PodBedPod;
   let nextPort = 41_000;
 
   const attempt = (fromPort: number, close: Close) =>
-    tcpAttempt(client.name, `${SERVER_IP}:${SERVER_PORT}`, fromPort, close);
+    tcpAttempt(client.netns.name, `${SERVER_IP}:${SERVER_PORT}`, fromPort, close);
   const stateOf = async (fromPort: number) =>
-    entryState(await ovs.appctl(['dpctl/dump-conntrack', `zone=${ZONE}`]), fromPort);
+    entryState(await bed.ovs.appctl(['dpctl/dump-conntrack', `zone=${ZONE}`]), fromPort);
   const packets = async (match: string): Promise<number> => {
-    const out = await ovs.ofctl(['dump-flows', BR, `table=1,${match}`]);
+    const out = await bed.ovs.ofctl(['dump-flows', BR, `table=1,${match}`]);
     return Number(/n_packets=(\d+)/.exec(out)?.[1] ?? Number.NaN);
   };
   const invalidDrops = () => packets('ct_state=+inv+trk,ip');
@@ -68,49 +52,38 @@ describe('userspace conntrack: a 5-tuple reused after an unanswered committed SY
     waitFor(what, async () => (await read()) > from || undefined, 10_000, 100);
   /** A connection the policy drops: the SYN is committed (SYN_SENT) and never answered. */
   const deniedSyn = async (fromPort: number): Promise<void> => {
-    await ovs.ofctl(['add-flow', BR, `${DENY},actions=drop`]);
+    await bed.ovs.ofctl(['add-flow', BR, `${DENY},actions=drop`]);
     expect((await attempt(fromPort, 'rst')).result).toBe('timeout');
     expect(await stateOf(fromPort)).toBe('SYN_SENT');
-    await ovs.ofctl(['--strict', 'del-flows', BR, DENY]);
+    await bed.ovs.ofctl(['--strict', 'del-flows', BR, DENY]);
   };
 
   beforeAll(async () => {
-    node = await createNetns(`ats-${tag}-ctn`);
-    ovs = await startOvs({ netns: node.name });
-    await ovs.vsctl(['add-br', BR, '--', 'set', 'bridge', BR, 'datapath_type=netdev', 'fail_mode=secure']);
-    client = await createNetns(`ats-${tag}-ctc`);
-    server = await createNetns(`ats-${tag}-cts`);
-    for (const [i, [ns, ip]] of [
-      [client, CLIENT_IP],
-      [server, SERVER_IP],
-    ].entries() as IterableIterator<[number, [Netns, string]]>) {
-      const port = `ct${tag}${i}`;
-      await createVethPair({ name: 'eth0', netns: ns.name }, { name: port, netns: node.name });
-      await disableTxChecksumOffload('eth0', ns.name);
-      await ns.exec(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'eth0']);
-      await ovs.vsctl(['add-port', BR, port]);
-    }
-    for (const flow of PIPELINE) await ovs.ofctl(['add-flow', BR, flow]);
-    tmp = makeTempDir('ctreuse');
-    // A server that speaks first (SMTP, SSH, MySQL do): its data is what the stale entry drops.
-    greeter = new ManagedProcess({
-      name: 'greeter',
-      netns: server.name,
-      logFile: `${tmp.path}/greeter.log`,
-      argv: ['socat', `TCP-LISTEN:${SERVER_PORT},fork,reuseaddr`, `SYSTEM:echo ${GREETING.trim()}`],
+    bed = await startPodBed({
+      bridge: BR,
+      pods: [
+        { name: 'client', ip: CLIENT_IP },
+        { name: 'server', ip: SERVER_IP },
+      ],
     });
-    await client.exec(['ping', '-c', '1', '-W', '5', SERVER_IP]);
+    client = bed.pods.get('client')!;
+    server = bed.pods.get('server')!;
+    for (const flow of PIPELINE) await bed.ovs.ofctl(['add-flow', BR, flow]);
+    // A server that speaks first (SMTP, SSH, MySQL do): its data is what the stale entry drops.
+    bed.runIn(server, 'greeter', [
+      'socat',
+      `TCP-LISTEN:${SERVER_PORT},fork,reuseaddr`,
+      `SYSTEM:echo ${GREETING.trim()}`,
+    ]);
+    await client.netns.exec(['ping', '-c', '1', '-W', '5', SERVER_IP]);
     await waitFor(
       'the greeter listening',
-      async () => (await server.exec(['ss', '-Htln', `sport = :${SERVER_PORT}`])).trim() !== '',
+      async () => (await server.netns.exec(['ss', '-Htln', `sport = :${SERVER_PORT}`])).trim() !== '',
     );
   });
 
   afterAll(async () => {
-    await greeter?.stop();
-    await ovs?.stop();
-    for (const ns of [client, server, node]) await ns?.delete();
-    tmp?.remove();
+    await bed?.stop();
   });
 
   it('control: without the unanswered SYN, a RST closes the entry and the port is reusable', async () => {
