@@ -7,6 +7,7 @@ export {
   type KubeApiServerSetup,
   type KubeCluster,
   kubeApiServerArgs,
+  kubeControllerManagerArgs,
   SERVICE_ACCOUNT_ISSUER,
   SERVICE_CLUSTER_IP_RANGE,
   type StartKubeOptions,

@@ -121,13 +121,7 @@ export async function startKube(options: StartKubeOptions = {}): Promise<KubeClu
           logFile: join(logDir, 'kube-controller-manager.log'),
           argv: [
             join(binDir, 'kube-controller-manager'),
-            `--kubeconfig=${kubeconfigPath}`,
-            '--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token,endpoint,endpointslice',
-            `--service-account-private-key-file=${saKey.key}`,
-            `--root-ca-file=${ca.cert}`,
-            '--leader-elect=false',
-            '--secure-port=0',
-            '--v=1',
+            ...kubeControllerManagerArgs({ kubeconfig: kubeconfigPath, saKey, ca }),
           ],
         }),
       );
@@ -208,6 +202,26 @@ export function kubeApiServerArgs(s: KubeApiServerSetup): string[] {
     // There is no kube-proxy: the aggregator must dial Service endpoints, not the ClusterIP.
     '--enable-aggregator-routing=true',
     '--profiling=false',
+    '--v=1',
+  ];
+}
+
+/**
+ * kube-controller-manager's flags: only the controllers a cluster without kubelet needs (namespace
+ * deletion, garbage collection, service-account tokens, endpoints), shared with the lab.
+ */
+export function kubeControllerManagerArgs(options: {
+  kubeconfig: string;
+  saKey: { key: string };
+  ca: CertFiles;
+}): string[] {
+  return [
+    `--kubeconfig=${options.kubeconfig}`,
+    '--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token,endpoint,endpointslice',
+    `--service-account-private-key-file=${options.saKey.key}`,
+    `--root-ca-file=${options.ca.cert}`,
+    '--leader-elect=false',
+    '--secure-port=0',
     '--v=1',
   ];
 }

@@ -6,6 +6,7 @@ import {
   freePort,
   httpsStatus,
   kubeApiServerArgs,
+  kubeControllerManagerArgs,
   run,
 } from '@antrea-ts/harness';
 import { LabError } from './errors.js';
@@ -106,13 +107,7 @@ export async function startKube(options: {
     cmdlineMatch: layout.kubeconfig,
     argv: [
       join(binDir, 'kube-controller-manager'),
-      `--kubeconfig=${layout.kubeconfig}`,
-      '--controllers=namespace,garbagecollector,serviceaccount,serviceaccount-token,endpoint,endpointslice',
-      `--service-account-private-key-file=${saKey.key}`,
-      `--root-ca-file=${ca.cert}`,
-      '--leader-elect=false',
-      '--secure-port=0',
-      '--v=1',
+      ...kubeControllerManagerArgs({ kubeconfig: layout.kubeconfig, saKey, ca }),
     ],
   });
   await started(kcm);
