@@ -19,13 +19,13 @@ const GREETING = 'hello\n';
 // The bare pipeline: conntrack first, invalid dropped, new connections committed, then the policy
 // table (table 2) where a denied SYN is dropped after the commit, as on the client's Node.
 const PIPELINE = [
-  'table=0,priority=100,ip,actions=ct(table=1,zone=9)',
+  `table=0,priority=100,ip,actions=ct(table=1,zone=${ZONE})`,
   'table=0,priority=50,arp,actions=NORMAL',
   'table=1,priority=200,ct_state=+inv+trk,ip,actions=drop',
   // The commit marks its entries (like ConnSourceCTMark); a +new SYN that already carries the mark
   // is one that re-opened an existing entry: counted apart, same action.
-  'table=1,priority=150,ct_state=+new+trk,ct_mark=1,tcp,actions=ct(commit,zone=9,table=2)',
-  'table=1,priority=100,ct_state=+new+trk,ip,actions=ct(commit,zone=9,table=2,exec(set_field:1->ct_mark))',
+  `table=1,priority=150,ct_state=+new+trk,ct_mark=1,tcp,actions=ct(commit,zone=${ZONE},table=2)`,
+  `table=1,priority=100,ct_state=+new+trk,ip,actions=ct(commit,zone=${ZONE},table=2,exec(set_field:1->ct_mark))`,
   'table=1,priority=90,ip,actions=goto_table:2',
   'table=2,priority=0,actions=NORMAL',
 ];
