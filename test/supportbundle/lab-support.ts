@@ -90,4 +90,3 @@ export async function findSecrets(archive: string, secrets: readonly string[]): 
   }
   return found;
 }
-

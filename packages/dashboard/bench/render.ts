@@ -131,11 +131,11 @@ async function main(): Promise<void> {
     }
     await dashboard.app.close();
   }
-  if (json) for (const row of rows) console.log(JSON.stringify(row));
+  if (json) for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
   else {
-    console.log('| case | median | page size |\n|---|---|---|');
+    process.stdout.write('| case | median | page size |\n|---|---|---|\n');
     for (let i = 0; i < rows.length; i += 2) {
-      console.log(`| ${rows[i]!.case} | ${rows[i]!.value} ms | ${rows[i + 1]!.value} KiB |`);
+      process.stdout.write(`| ${rows[i]!.case} | ${rows[i]!.value} ms | ${rows[i + 1]!.value} KiB |\n`);
     }
   }
 }
