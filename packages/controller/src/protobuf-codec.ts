@@ -58,12 +58,15 @@ function envelopeHead(kind: string): Uint8Array {
   return head;
 }
 
-/** "k8s\0" + runtime.Unknown{typeMeta, raw, contentEncoding "", contentType ""}, as apimachinery writes it. */
-function envelope(kind: string, raw: Uint8Array): Uint8Array {
-  const head = envelopeHead(kind);
-  const out = new Uint8Array(head.length + 1 + varintSize(raw.length) + raw.length + 4);
-  out.set(head, 0);
-  let pos = head.length;
+/** Size of "k8s\0" + runtime.Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
+function envelopeSize(head: Uint8Array, rawLength: number): number {
+  return head.length + 1 + varintSize(rawLength) + rawLength + 4;
+}
+
+/** Writes the envelope (as apimachinery writes it) at `pos` of `out`; returns the end. */
+function writeEnvelope(out: Uint8Array, pos: number, head: Uint8Array, raw: Uint8Array): number {
+  out.set(head, pos);
+  pos += head.length;
   out[pos++] = 0x12;
   pos = writeVarint(out, pos, raw.length);
   out.set(raw, pos);
@@ -72,25 +75,50 @@ function envelope(kind: string, raw: Uint8Array): Uint8Array {
   out[pos++] = 0;
   out[pos++] = 0x22;
   out[pos++] = 0;
+  return pos;
+}
+
+function envelope(kind: string, raw: Uint8Array): Uint8Array {
+  const head = envelopeHead(kind);
+  const out = new Uint8Array(envelopeSize(head, raw.length));
+  writeEnvelope(out, 0, head, raw);
   return out;
 }
 
 const typeFields = new Map<string, Uint8Array>();
 
-/** 4-byte big-endian length + meta/v1 WatchEvent{type, object: RawExtension{raw}}. */
-function watchFrame(type: WatchEventType, object: Uint8Array): Uint8Array {
-  const tf = typeField(type);
-  const rawExtLen = 1 + varintSize(object.length) + object.length;
+/** RawExtension{raw} length of a watch frame carrying an object of `objectLength` bytes. */
+function rawExtensionSize(objectLength: number): number {
+  return 1 + varintSize(objectLength) + objectLength;
+}
+
+/** Size of a watch frame: 4-byte big-endian length + meta/v1 WatchEvent{type, object: RawExtension{raw}}. */
+function frameSize(tf: Uint8Array, objectLength: number): number {
+  const rawExtLen = rawExtensionSize(objectLength);
+  return 4 + tf.length + 1 + varintSize(rawExtLen) + rawExtLen;
+}
+
+/** Writes a watch frame up to its object bytes at `pos` of `out`; returns where the object goes. */
+function writeFrameHead(out: Uint8Array, pos: number, tf: Uint8Array, objectLength: number): number {
+  const rawExtLen = rawExtensionSize(objectLength);
   const size = tf.length + 1 + varintSize(rawExtLen) + rawExtLen;
-  const out = new Uint8Array(4 + size);
-  new DataView(out.buffer).setUint32(0, size, false);
-  out.set(tf, 4);
-  let pos = 4 + tf.length;
+  out[pos] = (size >>> 24) & 0xff;
+  out[pos + 1] = (size >>> 16) & 0xff;
+  out[pos + 2] = (size >>> 8) & 0xff;
+  out[pos + 3] = size & 0xff;
+  pos += 4;
+  out.set(tf, pos);
+  pos += tf.length;
   out[pos++] = 0x12;
   pos = writeVarint(out, pos, rawExtLen);
   out[pos++] = 0x0a;
-  pos = writeVarint(out, pos, object.length);
-  out.set(object, pos);
+  return writeVarint(out, pos, objectLength);
+}
+
+function watchFrame(type: WatchEventType, object: Uint8Array): Uint8Array {
+  const tf = typeField(type);
+  const out = new Uint8Array(frameSize(tf, object.length));
+  out.set(object, writeFrameHead(out, 0, tf, object.length));
   return out;
 }
 
@@ -115,9 +143,7 @@ function typeField(type: WatchEventType): Uint8Array {
 
 /** Size of the complete watch frame writeProtobufFrame writes. */
 export function protobufFrameSize(type: WatchEventType, kind: string, rawLength: number): number {
-  const envLen = envelopeHead(kind).length + 1 + varintSize(rawLength) + rawLength + 4;
-  const rawExtLen = 1 + varintSize(envLen) + envLen;
-  return 4 + typeField(type).length + 1 + varintSize(rawExtLen) + rawExtLen;
+  return frameSize(typeField(type), envelopeSize(envelopeHead(kind), rawLength));
 }
 
 /**
@@ -133,32 +159,8 @@ export function writeProtobufFrame(
   raw: Uint8Array,
 ): number {
   const head = envelopeHead(kind);
-  const tf = typeField(type);
-  const envLen = head.length + 1 + varintSize(raw.length) + raw.length + 4;
-  const rawExtLen = 1 + varintSize(envLen) + envLen;
-  const size = tf.length + 1 + varintSize(rawExtLen) + rawExtLen;
-  out[pos] = (size >>> 24) & 0xff;
-  out[pos + 1] = (size >>> 16) & 0xff;
-  out[pos + 2] = (size >>> 8) & 0xff;
-  out[pos + 3] = size & 0xff;
-  pos += 4;
-  out.set(tf, pos);
-  pos += tf.length;
-  out[pos++] = 0x12;
-  pos = writeVarint(out, pos, rawExtLen);
-  out[pos++] = 0x0a;
-  pos = writeVarint(out, pos, envLen);
-  out.set(head, pos);
-  pos += head.length;
-  out[pos++] = 0x12;
-  pos = writeVarint(out, pos, raw.length);
-  out.set(raw, pos);
-  pos += raw.length;
-  out[pos++] = 0x1a;
-  out[pos++] = 0;
-  out[pos++] = 0x22;
-  out[pos++] = 0;
-  return pos;
+  pos = writeFrameHead(out, pos, typeField(type), envelopeSize(head, raw.length));
+  return writeEnvelope(out, pos, head, raw);
 }
 
 /**
