@@ -14,8 +14,10 @@ class FakeSwitch implements FlowSwitch {
   /** Fails the bundle with this index (0-based count of bundle calls). */
   failAt = -1;
   calls = 0;
+  /** Refuses every bundle holding a mod for this table (a change the switch will never accept). */
+  refuseTable = -1;
   async bundle(mods: readonly FlowMod[]): Promise<void> {
-    if (this.failNext || this.calls++ === this.failAt) {
+    if (this.failNext || this.calls++ === this.failAt || mods.some((m) => m.table === this.refuseTable)) {
       this.failNext = false;
       throw new Error('refused');
     }
@@ -87,5 +89,25 @@ describe('FlowCache group commit', () => {
     expect(cache.size).toBe(14);
     // The failed merge was followed by one retry per caller.
     expect(sw.calls).toBe(sw.failAt + 4);
+  });
+
+  it('fails only the caller whose change the switch refuses', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const flows = pipelineFlows(ctx);
+    const bad = flows[3]!;
+    const good = flows.filter((f) => f.table !== bad.table).slice(0, 3);
+    await cache.replace('first', [good[0]!]);
+    sw.refuseTable = bad.table ?? 0;
+    const pending = cache.replace('warmup', [good[0]!]);
+    const results = await Promise.allSettled([
+      pending,
+      cache.replace('a', [good[1]!]),
+      cache.replace('bad', [bad]),
+      cache.replace('b', [good[2]!]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(cache.has('a') && cache.has('b')).toBe(true);
+    expect(cache.has('bad')).toBe(false);
   });
 });

@@ -1,6 +1,9 @@
 import { type Flow, type FlowMod, formatActions, formatMatch } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
+import { commitAllOrEach, GroupCommit } from '../util/group-commit.js';
 import type { FlowSwitch } from './of-connection.js';
+
+type Changes = ReadonlyArray<readonly [string, readonly Flow[] | undefined]>;
 
 /** OpenFlow identifies a flow by table, priority and match; a second ADD replaces the first. */
 export function flowIdentity(flow: Flow): string {
@@ -21,12 +24,13 @@ export class FlowCache {
   private readonly owners = new Map<string, Map<string, Flow>>();
   /** Serializes bundles so a replay never interleaves with an owner's update. */
   private queue: Promise<unknown> = Promise.resolve();
-  private batch: Array<{
-    changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>;
-    resolve: () => void;
-    reject: (err: unknown) => void;
-  }> = [];
-  private flushing = false;
+  private readonly group = new GroupCommit<Changes>((batch) =>
+    commitAllOrEach(
+      batch,
+      (all) => this.serialize(() => this.apply(all.flat())),
+      (changes) => this.serialize(() => this.apply(changes)),
+    ),
+  );
 
   constructor(
     private readonly sw: FlowSwitch,
@@ -45,38 +49,11 @@ export class FlowCache {
    * flight are merged into the next one (group commit), so a burst of Pod ADDs costs a few bundles,
    * not one round trip each; every caller still learns whether its own change was applied.
    */
-  replaceMany(changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.batch.push({ changes, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
+  replaceMany(changes: Changes): Promise<void> {
+    return this.group.submit(changes);
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.batch.length > 0) {
-        const batch = this.batch.splice(0);
-        try {
-          await this.serialize(() => this.apply(batch.flatMap((b) => b.changes)));
-          for (const b of batch) b.resolve();
-        } catch (err) {
-          if (batch.length === 1) {
-            batch[0]!.reject(err);
-            continue;
-          }
-          // One bad change must not fail the others: retry each caller's changes alone.
-          for (const b of batch) {
-            await this.serialize(() => this.apply(b.changes)).then(b.resolve, b.reject);
-          }
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
-
-  private async apply(changes: ReadonlyArray<readonly [string, readonly Flow[] | undefined]>): Promise<void> {
+  private async apply(changes: Changes): Promise<void> {
     const mods: FlowMod[] = [];
     const next = new Map<string, Map<string, Flow> | undefined>();
     for (const [owner, flows] of changes) {

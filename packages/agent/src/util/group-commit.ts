@@ -43,3 +43,27 @@ export class GroupCommit<T> {
     }
   }
 }
+
+/**
+ * The usual `commit` for a GroupCommit: `all` commits the whole group at once; when that fails,
+ * each item is committed again on its own with `one`, so only a faulty item's submitter fails. A
+ * group of one goes straight to `one`.
+ */
+export async function commitAllOrEach<T>(
+  items: readonly T[],
+  all: (items: readonly T[]) => Promise<unknown>,
+  one: (item: T) => Promise<unknown>,
+): Promise<ItemOutcome[]> {
+  const alone = (item: T) =>
+    one(item).then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+  if (items.length === 1) return [await alone(items[0] as T)];
+  try {
+    await all(items);
+    return items.map(() => undefined);
+  } catch {
+    return Promise.all(items.map(alone));
+  }
+}
