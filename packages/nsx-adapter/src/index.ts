@@ -24,7 +24,6 @@ export * from './mp/inventory.js';
 export * from './mp/inventory-reporter.js';
 export * from './mp/mp-adapter.js';
 export * from './mp/statistics.js';
-export * from './mp/tar.js';
 export * from './mp/traceflow-translate.js';
 export * from './nsx/channels.js';
 export * from './nsx/client.js';

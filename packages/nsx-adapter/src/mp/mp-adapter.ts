@@ -5,7 +5,7 @@ import type {
   SupportBundleCollectionStatus,
   TraceflowStatus,
 } from '@antrea-ts/apis';
-import { ANTREA_CONTROLLER_INFO_NAME } from '@antrea-ts/apis';
+import { ANTREA_CONTROLLER_INFO_NAME, tarGz } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import { Backoff, type Clock, systemClock } from '../clock.js';
 import { AdapterError, NsxRequestError } from '../errors.js';
@@ -17,7 +17,6 @@ import type { MpChannel, SupportBundleRequest } from '../nsx/channels.js';
 import { clusterInfo } from './cluster-health.js';
 import { InventoryReporter } from './inventory-reporter.js';
 import { nsxRuleStatistics, type StatsSource } from './statistics.js';
-import { tarGz } from './tar.js';
 import { traceflowFromNsx, traceflowResultToNsx, type UidLookup } from './traceflow-translate.js';
 
 export interface MpAdapterOptions {
@@ -473,9 +472,12 @@ export class MpAdapter {
         collected_at: new Date(now).toISOString(),
         files: files.map((f) => f.name),
       };
+      const mtime = now / 1000;
       const archive = tarGz(
-        [{ name: 'manifest.json', data: JSON.stringify(manifest, null, 2) }, ...files],
-        now / 1000,
+        [{ name: 'manifest.json', data: JSON.stringify(manifest, null, 2) }, ...files].map((f) => ({
+          ...f,
+          mtime,
+        })),
       );
       await channel.uploadSupportBundle(requestId, archive);
       this.log.info({ requestId, bytes: archive.length }, 'support bundle uploaded');

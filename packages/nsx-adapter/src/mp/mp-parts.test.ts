@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
+import { tarGz } from '@antrea-ts/apis';
 import { describe, expect, it } from 'vitest';
 import { clusterInfo } from './cluster-health.js';
 import { nsxRuleStatistics } from './statistics.js';
-import { tarGz } from './tar.js';
 import {
   traceflowFromNsx,
   traceflowName,
@@ -209,13 +209,10 @@ describe('traceflow translation', () => {
 describe('tar', () => {
   it('writes a ustar archive that tar tools can read', () => {
     const raw = gunzipSync(
-      tarGz(
-        [
-          { name: 'manifest.json', data: '{"a":1}' },
-          { name: 'dir/x.txt', data: Buffer.alloc(600, 'x') },
-        ],
-        1_700_000_000,
-      ),
+      tarGz([
+        { name: 'manifest.json', data: '{"a":1}', mtime: 1_700_000_000 },
+        { name: 'dir/x.txt', data: Buffer.alloc(600, 'x'), mtime: 1_700_000_000 },
+      ]),
     );
     expect(raw.length).toBe(512 + 512 + 512 + 1024 + 1024);
     expect(raw.subarray(0, 13).toString()).toBe('manifest.json');
