@@ -2,17 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { diffGroupMembers, type GroupMemberDiff, groupMemberKey } from './group-member.js';
 import type { GroupMember } from './types.js';
 
-/** The plain definition: key every member of both lists. */
+/**
+ * The plain definition, written differently from the implementation's keyed diff: members of
+ * one list whose key the other list lacks, in list order (lists hold distinct keys).
+ */
 function diffAllKeys(prev: readonly GroupMember[], curr: readonly GroupMember[]): GroupMemberDiff {
-  const prevByKey = new Map<string, GroupMember>();
-  for (const m of prev) prevByKey.set(groupMemberKey(m), m);
-  const added: GroupMember[] = [];
-  for (const m of curr) {
-    const k = groupMemberKey(m);
-    if (prevByKey.has(k)) prevByKey.delete(k);
-    else added.push(m);
-  }
-  return { added, removed: [...prevByKey.values()] };
+  const prevKeys = new Set(prev.map(groupMemberKey));
+  const currKeys = new Set(curr.map(groupMemberKey));
+  return {
+    added: curr.filter((m) => !prevKeys.has(groupMemberKey(m))),
+    removed: prev.filter((m) => !currKeys.has(groupMemberKey(m))),
+  };
 }
 
 function pod(name: string, ip: number): GroupMember {
