@@ -1,5 +1,5 @@
 import { AgentError } from '../errors.js';
-import { GroupCommit, type ItemOutcome } from '../util/group-commit.js';
+import { commitAllOrEach, GroupCommit, type ItemOutcome } from '../util/group-commit.js';
 import type { CommandRunner } from './command-runner.js';
 
 /** Sysctl keys in slash form (interface names may contain dots) and their values. */
@@ -42,21 +42,13 @@ export class SysctlBatcher {
     return this.group.submit(values);
   }
 
-  private async write(items: readonly Sysctls[]): Promise<ItemOutcome[]> {
+  private write(items: readonly Sysctls[]): Promise<ItemOutcome[]> {
     const argv = (values: Sysctls) => Object.entries(values).map(([k, v]) => `${k}=${v}`);
-    try {
-      await this.runner.run(['sysctl', '-q', '-w', ...items.flatMap(argv)]);
-      return items.map(() => undefined);
-    } catch (err) {
-      if (items.length === 1) return [err as Error];
-      return Promise.all(
-        items.map((values) =>
-          this.runner.run(['sysctl', '-q', '-w', ...argv(values)]).then(
-            () => undefined,
-            (e: unknown) => e as Error,
-          ),
-        ),
-      );
-    }
+    const run = (args: string[]) => this.runner.run(['sysctl', '-q', '-w', ...args]);
+    return commitAllOrEach(
+      items,
+      (all) => run(all.flatMap(argv)),
+      (values) => run(argv(values)),
+    );
   }
 }

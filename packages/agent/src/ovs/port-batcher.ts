@@ -9,7 +9,7 @@ import {
   Uuid,
 } from '@antrea-ts/ovsdb';
 import type { Logger } from 'pino';
-import { GroupCommit, type ItemOutcome } from '../util/group-commit.js';
+import { commitAllOrEach, GroupCommit, type ItemOutcome } from '../util/group-commit.js';
 
 export interface SimplePortSpec {
   readonly name: string;
@@ -60,24 +60,19 @@ export class PortBatcher {
   }
 
   /** One item goes through the bridge client; several in one transaction, one by one if that fails. */
-  private async commit<T>(
+  private commit<T>(
     items: readonly T[],
     ops: () => Promise<Operation[]> | Operation[],
     one: (item: T) => Promise<unknown>,
   ): Promise<ItemOutcome[]> {
-    const alone = (item: T) =>
-      one(item).then(
-        () => undefined,
-        (err: unknown) => err as Error,
-      );
-    if (items.length === 1) return [await alone(items[0]!)];
-    try {
-      await this.client.transact(OVS_DB, await ops());
-      this.log.debug({ ports: items.length }, 'changed ports in one transaction');
-      return items.map(() => undefined);
-    } catch {
-      return Promise.all(items.map(alone));
-    }
+    return commitAllOrEach(
+      items,
+      async () => {
+        await this.client.transact(OVS_DB, await ops());
+        this.log.debug({ ports: items.length }, 'changed ports in one transaction');
+      },
+      one,
+    );
   }
 
   /** The Port rows named `names` that exist, removed from the bridge in one mutate. */
