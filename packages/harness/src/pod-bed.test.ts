@@ -22,6 +22,7 @@ describe('podBedNames', () => {
 describe('podBedBridgeArgs', () => {
   it('adds a netdev bridge in secure fail mode, with OpenFlow versions only when asked', () => {
     expect(podBedBridgeArgs('br-x')).toEqual([
+      '--may-exist',
       'add-br',
       'br-x',
       '--',

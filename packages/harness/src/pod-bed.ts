@@ -5,6 +5,7 @@ import { ManagedProcess } from './managed-process.js';
 import type { Netns } from './netns.js';
 import { createNetns, createVethPair, disableTxChecksumOffload, NET_PREFIX, uniqueTag } from './netns.js';
 import { type OvsInstance, startOvs } from './ovs.js';
+import { netdevBridgeArgs } from './ovs-commands.js';
 
 /** A Pod the bed wires to the bridge. */
 export interface PodBedPodSpec {
@@ -67,11 +68,12 @@ export function podBedNames(tag: string, index: number, pod: string): { netns: s
   return { netns: `${NET_PREFIX}-${tag}-pod-${pod}`, hostPort: `${NET_PREFIX}${tag}p${index}` };
 }
 
-/** `ovs-vsctl` arguments that add the bed's bridge. */
+/** `ovs-vsctl` arguments that add the bed's bridge: a netdev bridge in secure fail mode. */
 export function podBedBridgeArgs(bridge: string, protocols?: readonly string[]): string[] {
-  const settings = ['datapath_type=netdev', 'fail_mode=secure'];
-  if (protocols) settings.push(`protocols=${protocols.join(',')}`);
-  return ['add-br', bridge, '--', 'set', 'bridge', bridge, ...settings];
+  return netdevBridgeArgs(bridge, [
+    'fail_mode=secure',
+    ...(protocols ? [`protocols=${protocols.join(',')}`] : []),
+  ]);
 }
 
 export async function startPodBed(options: PodBedOptions): Promise<PodBed> {
