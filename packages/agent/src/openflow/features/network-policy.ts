@@ -10,7 +10,7 @@ import {
   matchMarks,
   type RegField,
 } from '../fields.js';
-import { type FlowContext, gotoNext, gotoTable } from '../flow-context.js';
+import { type FlowContext, gotoNext, gotoTable, tableFlow } from '../flow-context.js';
 import type { TableName } from '../pipeline.js';
 
 const C = CookieCategory.NetworkPolicy;
@@ -84,7 +84,7 @@ export function policyBaseFlows(ctx: FlowContext): Flow[] {
   ] as const) {
     for (const state of ['-new+est', '-new+rel']) {
       flows.push(
-        flow(ctx, table, POLICY_PRIORITY.established, { ip: true, ct_state: `${state}+trk` }, [
+        tableFlow(ctx, C, table, POLICY_PRIORITY.established, { ip: true, ct_state: `${state}+trk` }, [
           gotoTable(ctx, metric),
         ]),
       );
@@ -212,27 +212,15 @@ export function isolationFlows(ctx: FlowContext, iso: IsolationSpec): Flow[] {
   return [
     ...[...new Set(iso.ingress)]
       .sort((a, b) => a - b)
-      .map((p) => flow(ctx, 'IngressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, reg1: p }, [])),
+      .map((p) =>
+        tableFlow(ctx, C, 'IngressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, reg1: p }, []),
+      ),
     ...[...new Set(iso.egress)]
       .sort()
-      .map((ip) => flow(ctx, 'EgressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, nw_src: ip }, [])),
+      .map((ip) =>
+        tableFlow(ctx, C, 'EgressDefaultRule', POLICY_PRIORITY.isolation, { ip: true, nw_src: ip }, []),
+      ),
   ];
-}
-
-function flow(
-  ctx: FlowContext,
-  table: TableName,
-  priority: number,
-  match: MatchSpec,
-  actions: Action[],
-): Flow {
-  return {
-    table: ctx.pipeline.id(table),
-    priority,
-    cookie: ctx.cookies.cookie(C),
-    match: buildMatch(match),
-    actions,
-  };
 }
 
 /** The conjunction id a flow's cookie carries (action and metric flows), or 0. */
