@@ -1,12 +1,11 @@
 // The case runner CLI, as a function of argv and output streams so tests can drive it.
 // run-cases.ts is the process entry (npm run e2e:cases -- <file or folder>...).
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command } from 'commander';
 import { findCaseFiles, loadCase } from '../framework/case-loader.js';
 import { PROVIDERS, type ProviderFactory, providerFromFlags } from '../framework/providers/registry.js';
 import { caseLines, summaryLine } from '../framework/report.js';
 import { type RunnerOptions, runCaseFiles } from '../framework/runner.js';
+import { addClusterOptions, int, parseOrStatus, providerOption } from './options.js';
 
 export interface CliIO {
   out: (line: string) => void;
@@ -21,14 +20,6 @@ export interface CliDeps {
   /** Provider factories by name, over the registry's (tests inject the oracle from source). */
   providers?: Record<string, { create: ProviderFactory }>;
   signal?: AbortSignal;
-}
-
-function int(min: number) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer >= ${min}`);
-    return n;
-  };
 }
 
 interface Parsed {
@@ -49,17 +40,12 @@ interface Parsed {
 }
 
 function parse(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, uid: number): Parsed {
-  // Same defaults as the lab CLI (cmd/lab/options.ts), so both find the same lab.
-  const cache = env.ANTREA_TS_CACHE || join(homedir(), '.cache', 'antrea-ts');
-  const labDir = env.ANTREA_TS_LAB_DIR || (uid === 0 ? '/var/run/antrea-ts-lab' : join(cache, 'lab'));
   const cmd = new Command('run-cases')
     .description(
       'Runs netpol-oracle/v1 case files against a cluster and compares observed with expected connectivity',
     )
     .argument('<paths...>', 'case files or folders (searched recursively; fixtures/ folders are skipped)')
-    .addOption(
-      new Option('-p, --provider <name>', 'cluster provider').choices(Object.keys(PROVIDERS)).default('lab'),
-    )
+    .addOption(providerOption(Object.keys(PROVIDERS)))
     .option('--timeout-ms <ms>', 'per-probe timeout; no answer by then is a drop', int(1), 2000)
     .option('--concurrency <n>', 'probes (or per-source probe batches) in flight', int(1), 8)
     .option('--settle-ms <ms>', 'wait after actions for what reports no realization status', int(0), 1000)
@@ -68,11 +54,11 @@ function parse(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, uid: 
     .option('-v, --verbose', 'print every matrix, not only failing ones', false)
     .option('--color', 'colour mismatches (default: when stdout is a terminal)')
     .option('--no-color', 'no ANSI colours')
-    .option('--list', 'load and check the case files, print their ids, run nothing', false)
-    .option('--lab-state-dir <dir>', 'state dir of the running lab (provider lab)', labDir)
-    .option('--kube-bin-dir <dir>', 'dir holding kubectl', join(cache, 'bin'))
-    .option('--kube-context <name>', 'kubeconfig context of the kind cluster (provider kind)')
-    .option('--pod-image <image>', 'image of the case Pods, with node (provider kind)')
+    .option('--list', 'load and check the case files, print their ids, run nothing', false);
+  addClusterOptions(cmd, env, uid, {
+    kubeContextHelp: 'kubeconfig context of the kind cluster (provider kind)',
+    podImageHelp: 'image of the case Pods, with node (provider kind)',
+  })
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   cmd.parse([...argv], { from: 'user' });
@@ -82,13 +68,8 @@ function parse(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, uid: 
 
 /** Exit status: 0 all passed or skipped, 1 some case failed, 2 usage or setup error. */
 export async function runCli(argv: readonly string[], io: CliIO, deps: CliDeps = {}): Promise<number> {
-  let o: Parsed;
-  try {
-    o = parse(argv, io, deps.env ?? {}, deps.uid ?? 0);
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
-    throw e;
-  }
+  const o = parseOrStatus(() => parse(argv, io, deps.env ?? {}, deps.uid ?? 0));
+  if (typeof o === 'number') return o;
   let files: string[];
   try {
     files = findCaseFiles(o.paths);

@@ -1,12 +1,11 @@
 // The e2e suites CLI (connectivity, Pod churn, antctl, Nodes, restarts) on any provider, as a
 // function of argv and output streams so tests can drive it. run-suites.ts is the process entry
 // (npm run e2e:suites -- -p kind). The same checks run under vitest in e2e/lab-suites.test.ts.
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { type ProviderFactory, providerFromFlags } from '../framework/providers/registry.js';
 import { allChecks } from '../suites/all.js';
 import { type CheckContext, finishNamespaceDeletions, missingCapabilities } from '../suites/check.js';
+import { addClusterOptions, int, parseOrStatus, providerOption } from './options.js';
 
 export interface SuitesIO {
   out: (line: string) => void;
@@ -33,24 +32,12 @@ interface Parsed {
   podImage: string | undefined;
 }
 
-function int(min: number) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer >= ${min}`);
-    return n;
-  };
-}
-
 const SUITES = [...new Set(allChecks().map((c) => c.suite))];
 
 function parse(argv: readonly string[], io: SuitesIO, env: NodeJS.ProcessEnv, uid: number): Parsed {
-  const cache = env.ANTREA_TS_CACHE || join(homedir(), '.cache', 'antrea-ts');
-  const labDir = env.ANTREA_TS_LAB_DIR || (uid === 0 ? '/var/run/antrea-ts-lab' : join(cache, 'lab'));
   const cmd = new Command('run-suites')
     .description('Runs the e2e suites (connectivity, Pod churn, antctl, Nodes, restarts) against a cluster')
-    .addOption(
-      new Option('-p, --provider <name>', 'cluster provider').choices(['lab', 'kind']).default('lab'),
-    )
+    .addOption(providerOption(['lab', 'kind']))
     .addOption(new Option('-s, --suite <names...>', 'only these suites').choices(SUITES))
     .option('--list', 'print the checks and what each needs, run nothing', false)
     .option('--settle-ms <ms>', 'wait after policy changes that report no status', int(0), 1000)
@@ -61,14 +48,11 @@ function parse(argv: readonly string[], io: SuitesIO, env: NodeJS.ProcessEnv, ui
       'fail the churn check if no IP came back after this many Pods',
       int(1),
       300,
-    )
-    .option('--lab-state-dir <dir>', 'state dir of the running lab (provider lab)', labDir)
-    .option('--kube-bin-dir <dir>', 'dir holding kubectl', join(cache, 'bin'))
-    .option(
-      '--kube-context <name>',
-      'kubeconfig context of the kind cluster (provider kind), e.g. kind-antrea-ts',
-    )
-    .option('--pod-image <image>', 'image of the e2e Pods, with node (provider kind)')
+    );
+  addClusterOptions(cmd, env, uid, {
+    kubeContextHelp: 'kubeconfig context of the kind cluster (provider kind), e.g. kind-antrea-ts',
+    podImageHelp: 'image of the e2e Pods, with node (provider kind)',
+  })
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   cmd.parse([...argv], { from: 'user' });
@@ -81,13 +65,8 @@ export async function runSuitesCli(
   io: SuitesIO,
   deps: SuitesDeps = {},
 ): Promise<number> {
-  let o: Parsed;
-  try {
-    o = parse(argv, io, deps.env ?? {}, deps.uid ?? 0);
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
-    throw e;
-  }
+  const o = parseOrStatus(() => parse(argv, io, deps.env ?? {}, deps.uid ?? 0));
+  if (typeof o === 'number') return o;
   const checks = allChecks({
     podsPerRound: o.churnPodsPerRound,
     maxPods: o.churnMaxPods,
