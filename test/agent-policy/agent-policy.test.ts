@@ -4,11 +4,10 @@
 // of the lab names (lab12-*), so it can run beside a developer's lab and the other lab tests.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { run } from '@antrea-ts/harness';
 import type { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshLab, labOptions } from './lab-run.js';
+import { brIntOfctl, freshLab, labOptions } from './lab-run.js';
 
 const options = labOptions(
   12,
@@ -40,19 +39,7 @@ async function eventually(from: Ref, to: Ref, port: number, want: string): Promi
 
 /** br-int's flows on a Node, as ovs-ofctl prints them (counters stripped). */
 async function dumpFlows(node: string): Promise<string[]> {
-  const n = lab.node(node);
-  const out = await run([
-    'ip',
-    'netns',
-    'exec',
-    n.netns,
-    'ovs-ofctl',
-    '-O',
-    'OpenFlow15',
-    '--no-stats',
-    'dump-flows',
-    `unix:${join(n.ovsDir, 'br-int.mgmt')}`,
-  ]);
+  const out = await brIntOfctl(lab, node, ['--no-stats', 'dump-flows']);
   return out.split('\n').filter((l) => l.includes('cookie='));
 }
 

@@ -3,12 +3,10 @@
 // the Node's br-int (polled with ovs-ofctl dump-aggregate), and the flow count. Instance 14 of the
 // lab names (lab14-*). Needs root, OVS and the kube binaries, like the integration tests.
 //   tsc -b test && node dist/test/agent-policy/bench-realize.js [--json] [--peers 5000,10000,15000]
-import { join } from 'node:path';
 import { intervalsToCidrs } from '@antrea-ts/agent';
-import { run } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
-import { benchMain, labOptions } from './lab-run.js';
+import { benchMain, brIntOfctl, labOptions } from './lab-run.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
@@ -41,19 +39,7 @@ function peers(n: number, seed: number): string[] {
 }
 
 async function flowCount(lab: Lab, node: string, table: number): Promise<number> {
-  const n = lab.node(node);
-  const out = await run([
-    'ip',
-    'netns',
-    'exec',
-    n.netns,
-    'ovs-ofctl',
-    '-O',
-    'OpenFlow15',
-    'dump-aggregate',
-    `unix:${join(n.ovsDir, 'br-int.mgmt')}`,
-    `table=${table}`,
-  ]);
+  const out = await brIntOfctl(lab, node, ['dump-aggregate'], [`table=${table}`]);
   return Number(/flow_count=(\d+)/.exec(out)?.[1] ?? 0);
 }
 
