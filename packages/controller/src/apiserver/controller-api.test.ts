@@ -1,4 +1,4 @@
-import { type GroupMember, parseIP } from '@antrea-ts/apis';
+import { diffGroupMembers, type GroupMember, parseIP } from '@antrea-ts/apis';
 import {
   type ApiObject,
   type ApiRequest,
@@ -14,7 +14,6 @@ import type { Clock } from '../clock.js';
 import { RamStore } from '../store/ram-store.js';
 import type { InternalAddressGroup, InternalAppliedToGroup, InternalNetworkPolicy } from '../types.js';
 import { type ControllerApi, registerControllerApi } from './controller-api.js';
-import { diffMembers } from './conversions.js';
 import { StatsAggregator } from './stats-aggregator.js';
 
 const logger = pino({ level: 'silent' });
@@ -412,20 +411,20 @@ describe('controller API handlers', () => {
   });
 });
 
-describe('diffMembers', () => {
+describe('diffGroupMembers, as the group patches use it', () => {
   it('matches unchanged members by identity and changed ones by key', () => {
     const a = pod('x', 'a', '10.0.0.1');
     const b = pod('x', 'b', '10.0.0.2');
     const bSame = pod('x', 'b', '10.0.0.2');
     const bMoved = pod('x', 'b', '10.0.0.9');
-    expect(diffMembers([a, b], [a, bSame])).toEqual({ added: [], removed: [] });
-    expect(diffMembers([a, b], [a, bMoved])).toEqual({ added: [bMoved], removed: [b] });
-    expect(diffMembers([a], [])).toEqual({ added: [], removed: [a] });
+    expect(diffGroupMembers([a, b], [a, bSame])).toEqual({ added: [], removed: [] });
+    expect(diffGroupMembers([a, b], [a, bMoved])).toEqual({ added: [bMoved], removed: [b] });
+    expect(diffGroupMembers([a], [])).toEqual({ added: [], removed: [a] });
     // Reordered, inserted in the middle, removed from the middle.
     const c = pod('x', 'c', '10.0.0.3');
-    expect(diffMembers([a, b, c], [c, b, a])).toEqual({ added: [], removed: [] });
-    expect(diffMembers([a, c], [a, b, c])).toEqual({ added: [b], removed: [] });
-    expect(diffMembers([a, b, c], [a, c])).toEqual({ added: [], removed: [b] });
-    expect(diffMembers([a, b, c], [a, bMoved, c])).toEqual({ added: [bMoved], removed: [b] });
+    expect(diffGroupMembers([a, b, c], [c, b, a])).toEqual({ added: [], removed: [] });
+    expect(diffGroupMembers([a, c], [a, b, c])).toEqual({ added: [b], removed: [] });
+    expect(diffGroupMembers([a, b, c], [a, c])).toEqual({ added: [], removed: [b] });
+    expect(diffGroupMembers([a, b, c], [a, bMoved, c])).toEqual({ added: [bMoved], removed: [b] });
   });
 });

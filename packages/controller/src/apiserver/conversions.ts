@@ -44,34 +44,6 @@ export const networkPolicyConversion: WireConversion<InternalNetworkPolicy> = {
   modified: (_prev, np, rv) => typed('NetworkPolicy', toWireNetworkPolicy(np, rv)),
 };
 
-/**
- * diffGroupMembers with an identity pre-pass: the compute core keeps one member object per Pod
- * until the Pod changes, so in a 100k-member group the unchanged members match by reference and
- * only the few changed ones need the key comparison (building 200k keys took ~0.4 s per change).
- */
-export function diffMembers(
-  prev: readonly GroupMember[],
-  curr: readonly GroupMember[],
-): { added: GroupMember[]; removed: GroupMember[] } {
-  if (prev === curr) return { added: [], removed: [] };
-  // Common prefix and suffix by identity first: members keep their order, so one Pod changing
-  // leaves a middle of one element (pointer compares only, no Set of 100k).
-  const n = Math.min(prev.length, curr.length);
-  let head = 0;
-  while (head < n && prev[head] === curr[head]) head++;
-  let tail = 0;
-  while (tail < n - head && prev[prev.length - 1 - tail] === curr[curr.length - 1 - tail]) tail++;
-  if (head + tail === prev.length && head + tail === curr.length) return { added: [], removed: [] };
-  const unmatched = new Set(prev.slice(head, prev.length - tail));
-  const candidates: GroupMember[] = [];
-  for (let i = head; i < curr.length - tail; i++) {
-    const m = curr[i]!;
-    if (!unmatched.delete(m)) candidates.push(m);
-  }
-  if (candidates.length === 0 && unmatched.size === 0) return { added: [], removed: [] };
-  return diffGroupMembers([...unmatched], candidates);
-}
-
 function patch(
   kind: string,
   g: { name: string; uid: string },
@@ -93,7 +65,7 @@ export const addressGroupConversion: WireConversion<InternalAddressGroup> = {
   perNode: false,
   full: (g, rv) => typed('AddressGroup', toWireAddressGroup(g, rv)),
   // One patch per change, shared by every watcher; span-only changes send nothing (like Antrea).
-  modified: (prev, curr, rv) => patch('AddressGroupPatch', curr, diffMembers(prev.members, curr.members), rv),
+  modified: (prev, curr, rv) => patch('AddressGroupPatch', curr, diffGroupMembers(prev.members, curr.members), rv),
 };
 
 export const appliedToGroupConversion: WireConversion<InternalAppliedToGroup> = {
@@ -108,10 +80,10 @@ export const appliedToGroupConversion: WireConversion<InternalAppliedToGroup> = 
       // when one Pod changes, and 1000 per-Node key diffs would cost ~0.4 s.
       const before = prev.membersByNode.get(node) ?? [];
       const after = curr.membersByNode.get(node) ?? [];
-      return patch('AppliedToGroupPatch', curr, diffMembers(before, after), rv);
+      return patch('AppliedToGroupPatch', curr, diffGroupMembers(before, after), rv);
     }
     // A watcher of every Node gets the patch over all members.
-    const d = diffMembers(appliedToGroupMembers(prev), appliedToGroupMembers(curr));
+    const d = diffGroupMembers(appliedToGroupMembers(prev), appliedToGroupMembers(curr));
     return patch('AppliedToGroupPatch', curr, d, rv);
   },
 };
