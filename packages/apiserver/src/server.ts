@@ -532,7 +532,8 @@ export class ApiServer {
     }
   }
 
-  async #plain(req: HttpRequest, res: HttpResponse, endpoint: PlainEndpoint): Promise<void> {
+  /** The whole request body; 413 beyond maxBodyBytes. */
+  async #readRawBody(req: HttpRequest): Promise<Buffer> {
     const limit = this.#opts.maxBodyBytes ?? 3 * 1024 * 1024;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -541,10 +542,14 @@ export class ApiServer {
       if (size > limit) throw tooLarge(limit);
       chunks.push(chunk);
     }
+    return Buffer.concat(chunks);
+  }
+
+  async #plain(req: HttpRequest, res: HttpResponse, endpoint: PlainEndpoint): Promise<void> {
     const out = await endpoint({
       method: req.method ?? 'GET',
       contentType: req.headers['content-type'],
-      body: Buffer.concat(chunks),
+      body: await this.#readRawBody(req),
     });
     res.writeHead(out.status, { 'content-type': out.contentType });
     res.end(out.body);
@@ -553,16 +558,9 @@ export class ApiServer {
   async #readBody(req: HttpRequest): Promise<unknown> {
     const codec = codecForContentType(req.headers['content-type'], this.#codecs);
     if (!codec?.decode) throw ApiError.unsupportedMediaType(req.headers['content-type'] ?? '');
-    const limit = this.#opts.maxBodyBytes ?? 3 * 1024 * 1024;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
-      chunks.push(chunk);
-    }
+    const body = await this.#readRawBody(req);
     try {
-      return codec.decode(Buffer.concat(chunks));
+      return codec.decode(body);
     } catch {
       throw ApiError.badRequest('the request body could not be decoded');
     }
