@@ -164,6 +164,8 @@ describe('Dashboard', () => {
     for (const headers of [
       { origin: 'http://evil.example', host: 'localhost:80' },
       { 'sec-fetch-site': 'cross-site' },
+      // A sibling subdomain is another site's page too (README: Access).
+      { 'sec-fetch-site': 'same-site' },
     ]) {
       const res = await app.inject({
         method: 'POST',
