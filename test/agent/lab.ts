@@ -270,9 +270,16 @@ export interface Lab {
  * `pods`, the Nodes, the underlay and kube-apiserver. A spec's `underlay` puts its Node on another
  * underlay (which the caller creates and deletes).
  */
-export async function startLab(specs: readonly LabNodeSpec[], logger: Logger): Promise<Lab> {
+export async function startLab(
+  specs: readonly LabNodeSpec[],
+  logger: Logger,
+  options: {
+    /** Files under build/crds/ to apply before the Nodes join. */ readonly crds?: readonly string[];
+  } = {},
+): Promise<Lab> {
   await buildCniPlugin();
   const kube = await startKube({ logger });
+  for (const crd of options.crds ?? []) await kube.kubectl(['apply', '-f', `${ROOT}build/crds/${crd}`]);
   const underlay = await createUnderlay();
   const nodes: LabNode[] = [];
   const pods: LabPod[] = [];

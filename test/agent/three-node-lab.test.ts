@@ -1,54 +1,34 @@
-import {
-  createNetns,
-  createUnderlay,
-  createVethPair,
-  type KubeCluster,
-  type Netns,
-  run,
-  startKube,
-  type Underlay,
-  uniqueTag,
-} from '@antrea-ts/harness';
+import { createNetns, createVethPair, type Netns, run, uniqueTag } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addPod,
-  buildCniPlugin,
-  createLabNode,
-  deleteLabNode,
-  deletePod,
-  type LabNode,
-  type LabPod,
-  ping,
-  ROOT,
-  startAgent,
-} from './lab.js';
+import { addPod, type Lab, type LabNode, type LabPod, ping, startLab } from './lab.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
 describe('three-Node lab: Encap (Geneve) on userspace OVS', () => {
-  let kube: KubeCluster;
-  let underlay: Underlay;
+  let lab: Lab | undefined;
   let external: Netns;
   let externalIp: string;
-  const nodes: LabNode[] = [];
-  const pods: LabPod[] = [];
+  let nodes: LabNode[] = [];
+  let pods: LabPod[] = [];
 
   beforeAll(async () => {
-    await buildCniPlugin();
-    kube = await startKube({ logger });
-    await kube.kubectl(['apply', '-f', `${ROOT}build/crds/crd-antreaagentinfo.yaml`]);
-    underlay = await createUnderlay();
-    nodes.push(await createLabNode({ kube, underlay, name: 'n1', podCidr: '10.10.1.0/24', logger }));
-    nodes.push(await createLabNode({ kube, underlay, name: 'n2', podCidr: '10.10.2.0/24', logger }));
-    nodes.push(await createLabNode({ kube, underlay, name: 'n3', podCidr: '10.10.3.0/24', logger }));
-    for (const n of nodes) await startAgent(n, kube, logger);
+    lab = await startLab(
+      [
+        { name: 'n1', podCidr: '10.10.1.0/24' },
+        { name: 'n2', podCidr: '10.10.2.0/24' },
+        { name: 'n3', podCidr: '10.10.3.0/24' },
+      ],
+      logger,
+      { crds: ['crd-antreaagentinfo.yaml'] },
+    );
+    ({ nodes, pods } = lab);
     // An "external host" on the underlay with no route to Pod CIDRs: only SNAT lets it answer.
     external = await createNetns(`ats-${uniqueTag()}-ext`);
     const peer = `ats${uniqueTag()}x`;
     await createVethPair({ name: 'eth0', netns: external.name }, { name: peer });
-    await run(['ip', 'link', 'set', peer, 'master', underlay.bridge]);
-    externalIp = underlay.allocateIp();
+    await run(['ip', 'link', 'set', peer, 'master', lab.underlay.bridge]);
+    externalIp = lab.underlay.allocateIp();
     await external.exec(['ip', 'addr', 'add', `${externalIp}/24`, 'dev', 'eth0']);
     pods.push(
       await addPod(nodes[0]!, 'a1'),
@@ -59,11 +39,8 @@ describe('three-Node lab: Encap (Geneve) on userspace OVS', () => {
   });
 
   afterAll(async () => {
-    for (const p of pods) await deletePod(p).catch(() => undefined);
-    for (const n of nodes) await deleteLabNode(n);
     await external?.delete();
-    await underlay?.delete();
-    await kube?.stop();
+    await lab?.stop();
   });
 
   it('gives Pods addresses from their Node podCIDR, gateway first IP', () => {
