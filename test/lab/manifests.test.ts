@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
+import { cniConflist } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 
@@ -64,6 +65,15 @@ describe('deployment artifacts', () => {
       const o = parse(rendered) as { kind: string; metadata: { name: string } };
       expect(o, f).toEqual(plain.get(key(o)));
     }
+  });
+
+  it('carry the CNI conflist the lab installs on its Nodes (build/manifests/source.mjs keeps its own copy)', () => {
+    const config = parseAllDocuments(readFileSync(`${ROOT}build/yamls/antrea.yml`, 'utf8'))
+      .map((d) => d.toJSON() as { kind: string; metadata: { name: string }; data?: Record<string, string> })
+      .find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'antrea-config');
+    const conflist = config?.data?.['antrea-cni.conflist'];
+    expect(conflist).toBeDefined();
+    expect(JSON.parse(conflist!)).toEqual(cniConflist());
   });
 
   it('apply to a real kube-apiserver', async () => {
