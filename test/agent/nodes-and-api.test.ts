@@ -1,20 +1,8 @@
-import { createUnderlay, type KubeCluster, startKube, type Underlay, waitFor } from '@antrea-ts/harness';
+import { type KubeCluster, waitFor } from '@antrea-ts/harness';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addPod,
-  buildCniPlugin,
-  createLabNode,
-  createNodeObject,
-  deleteLabNode,
-  deletePod,
-  type LabNode,
-  type LabPod,
-  ping,
-  ROOT,
-  startAgent,
-} from './lab.js';
+import { addPod, createNodeObject, type Lab, type LabNode, type LabPod, ping, startLab } from './lab.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
@@ -23,26 +11,21 @@ async function flows(n: LabNode): Promise<string> {
 }
 
 describe('Node route controller and agent API (Encap)', () => {
+  let lab: Lab | undefined;
   let kube: KubeCluster;
-  let underlay: Underlay;
-  const nodes: LabNode[] = [];
-  const pods: LabPod[] = [];
+  let nodes: LabNode[] = [];
+  let pods: LabPod[] = [];
 
   beforeAll(async () => {
-    await buildCniPlugin();
-    kube = await startKube({ logger });
-    await kube.kubectl(['apply', '-f', `${ROOT}build/crds/crd-antreaagentinfo.yaml`]);
-    underlay = await createUnderlay();
-    nodes.push(await createLabNode({ kube, underlay, name: 'e1', podCidr: '10.40.1.0/24', logger }));
-    for (const n of nodes) await startAgent(n, kube, logger);
+    lab = await startLab([{ name: 'e1', podCidr: '10.40.1.0/24' }], logger, {
+      crds: ['crd-antreaagentinfo.yaml'],
+    });
+    ({ kube, nodes, pods } = lab);
     pods.push(await addPod(nodes[0]!, 'a1'));
   });
 
   afterAll(async () => {
-    for (const p of pods) await deletePod(p).catch(() => undefined);
-    for (const n of nodes) await deleteLabNode(n);
-    await underlay?.delete();
-    await kube?.stop();
+    await lab?.stop();
   });
 
   it('installs the tunnel flow, ARP responder and host route when a Node appears, removes them when it goes', async () => {
@@ -115,44 +98,24 @@ describe('Node route controller and agent API (Encap)', () => {
 });
 
 describe('NoEncap: Nodes on one subnet route Pod traffic without a tunnel', () => {
-  let kube: KubeCluster;
-  let underlay: Underlay;
-  const nodes: LabNode[] = [];
-  const pods: LabPod[] = [];
+  let lab: Lab | undefined;
+  let nodes: LabNode[] = [];
+  let pods: LabPod[] = [];
 
   beforeAll(async () => {
-    await buildCniPlugin();
-    kube = await startKube({ logger });
-    underlay = await createUnderlay();
-    nodes.push(
-      await createLabNode({
-        kube,
-        underlay,
-        name: 'x1',
-        podCidr: '10.50.1.0/24',
-        logger,
-        encapMode: 'noEncap',
-      }),
+    lab = await startLab(
+      [
+        { name: 'x1', podCidr: '10.50.1.0/24', encapMode: 'noEncap' },
+        { name: 'x2', podCidr: '10.50.2.0/24', encapMode: 'noEncap' },
+      ],
+      logger,
     );
-    nodes.push(
-      await createLabNode({
-        kube,
-        underlay,
-        name: 'x2',
-        podCidr: '10.50.2.0/24',
-        logger,
-        encapMode: 'noEncap',
-      }),
-    );
-    for (const n of nodes) await startAgent(n, kube, logger);
+    ({ nodes, pods } = lab);
     pods.push(await addPod(nodes[0]!, 'a1'), await addPod(nodes[1]!, 'b1'));
   });
 
   afterAll(async () => {
-    for (const p of pods) await deletePod(p).catch(() => undefined);
-    for (const n of nodes) await deleteLabNode(n);
-    await underlay?.delete();
-    await kube?.stop();
+    await lab?.stop();
   });
 
   it('has no tunnel port, full-MTU Pods, routes via the peer Node IP, and unmasqueraded Pod-to-Pod', async () => {
