@@ -48,11 +48,12 @@ const CRD_VERSION = 'v1beta1';
 /** ExternalEntity is still served as v1alpha2 only, as in Antrea. */
 const EXTERNAL_ENTITY_VERSION = 'v1alpha2';
 
-function crdInformer<T extends KubernetesObject>(
+/** A client-node list-watch informer (with its object cache) on a cluster-wide crd.antrea.io resource. */
+export function crdInformer<T extends KubernetesObject>(
   kc: KubeConfig,
   plural: string,
   version = CRD_VERSION,
-): InformerLike<T> {
+): ReturnType<typeof makeInformer<T>> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const list = async () =>
     (await api.listClusterCustomObject({
@@ -60,7 +61,7 @@ function crdInformer<T extends KubernetesObject>(
       version,
       plural,
     })) as KubernetesListObject<T>;
-  return makeInformer<T>(kc, `/apis/${CRD_GROUP}/${version}/${plural}`, list) as InformerLike<T>;
+  return makeInformer<T>(kc, `/apis/${CRD_GROUP}/${version}/${plural}`, list);
 }
 
 /** client-node ListWatch informers for every resource the controller computes policies from. */

@@ -1,11 +1,7 @@
 import type { Traceflow, TraceflowStatus } from '@antrea-ts/apis';
-import {
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesListObject,
-  makeInformer,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig, type makeInformer } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { crdInformer } from '../informers/informers.js';
 import type { TraceflowStore } from './traceflow-controller.js';
 
 const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
@@ -26,12 +22,7 @@ export class KubeTraceflowStore implements TraceflowStore {
 
   async start(handlers: { changed(tf: Traceflow): void; removed(tf: Traceflow): void }): Promise<void> {
     if (this.informer) return;
-    const list = async () => (await this.api.listClusterCustomObject(CRD)) as KubernetesListObject<Traceflow>;
-    const informer = makeInformer<Traceflow>(
-      this.kc,
-      `/apis/${CRD.group}/${CRD.version}/${CRD.plural}`,
-      list,
-    );
+    const informer = crdInformer<Traceflow>(this.kc, CRD.plural, CRD.version);
     this.informer = informer;
     informer.on('add', (tf) => handlers.changed(tf));
     informer.on('update', (tf) => handlers.changed(tf));
