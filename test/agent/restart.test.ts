@@ -1,21 +1,19 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createUnderlay, type KubeCluster, startKube, type Underlay, waitFor } from '@antrea-ts/harness';
+import { type KubeCluster, waitFor } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addPod,
-  buildCniPlugin,
   cniEnv,
-  createLabNode,
-  deleteLabNode,
-  deletePod,
+  type Lab,
   type LabNode,
   type LabPod,
   NET_CONF,
   ping,
   runCni,
   startAgent,
+  startLab,
   stopAgent,
 } from './lab.js';
 
@@ -39,26 +37,25 @@ async function ports(n: LabNode): Promise<string[]> {
 }
 
 describe('agent and ovs-vswitchd restarts with live Pods', () => {
+  let lab: Lab | undefined;
   let kube: KubeCluster;
-  let underlay: Underlay;
-  const nodes: LabNode[] = [];
-  const pods: LabPod[] = [];
+  let nodes: LabNode[] = [];
+  let pods: LabPod[] = [];
 
   beforeAll(async () => {
-    await buildCniPlugin();
-    kube = await startKube({ logger });
-    underlay = await createUnderlay();
-    nodes.push(await createLabNode({ kube, underlay, name: 'r1', podCidr: '10.20.1.0/24', logger }));
-    nodes.push(await createLabNode({ kube, underlay, name: 'r2', podCidr: '10.20.2.0/24', logger }));
-    for (const n of nodes) await startAgent(n, kube, logger);
+    lab = await startLab(
+      [
+        { name: 'r1', podCidr: '10.20.1.0/24' },
+        { name: 'r2', podCidr: '10.20.2.0/24' },
+      ],
+      logger,
+    );
+    ({ kube, nodes, pods } = lab);
     pods.push(await addPod(nodes[0]!, 'a1'), await addPod(nodes[0]!, 'a2'), await addPod(nodes[1]!, 'b1'));
   });
 
   afterAll(async () => {
-    for (const p of pods) await deletePod(p).catch(() => undefined);
-    for (const n of nodes) await deleteLabNode(n);
-    await underlay?.delete();
-    await kube?.stop();
+    await lab?.stop();
   });
 
   it('keeps connectivity while the agent is down and after it restarts, with no duplicate ports or flows', async () => {
