@@ -20,17 +20,40 @@ export function checksum(data: Uint8Array, initial = 0): number {
   return ~sum & 0xffff;
 }
 
-function ipHeader(src: Buffer, dst: Buffer, proto: number, payloadLen: number): Buffer {
+/** Fields of an IPv4 header (no options) beyond its addresses and protocol. */
+export interface Ipv4HeaderOptions {
+  /** Total IP length: header plus payload. */
+  readonly totalLength: number;
+  readonly ttl?: number;
+  /** The TOS byte (DSCP << 2 | ECN). */
+  readonly tos?: number;
+  /** The 3 flag bits (reserved, DF, MF); default DF. */
+  readonly flags?: number;
+}
+
+/** A 20-byte IPv4 header with its checksum; `src` and `dst` are 4-byte addresses. */
+export function ipv4Header(src: Uint8Array, dst: Uint8Array, proto: number, o: Ipv4HeaderOptions): Buffer {
   const h = Buffer.alloc(20);
   h[0] = 0x45;
-  h.writeUInt16BE(20 + payloadLen, 2);
-  h[6] = 0x40; // don't fragment
-  h[8] = 64;
+  h[1] = o.tos ?? 0;
+  h.writeUInt16BE(o.totalLength, 2);
+  h.writeUInt16BE(((o.flags ?? 0b010) & 0x7) << 13, 6);
+  h[8] = o.ttl ?? 64;
   h[9] = proto;
-  src.copy(h, 12);
-  dst.copy(h, 16);
+  h.set(src, 12);
+  h.set(dst, 16);
   h.writeUInt16BE(checksum(h), 10);
   return h;
+}
+
+/** The TCP/UDP checksum pseudo-header (RFC 793, RFC 768). */
+export function pseudoHeader(src: Uint8Array, dst: Uint8Array, proto: number, length: number): Buffer {
+  const b = Buffer.alloc(12);
+  b.set(src, 0);
+  b.set(dst, 4);
+  b[9] = proto;
+  b.writeUInt16BE(length, 10);
+  return b;
 }
 
 /** The reply to one rejected frame, or undefined when it is not IPv4 (or is itself an ICMP error / RST). */
@@ -64,7 +87,7 @@ export function rejectReply(frame: Buffer): Buffer | undefined {
     l4.writeUInt32BE((tcp.readUInt32BE(4) + seqSpan) >>> 0, 8);
     l4[12] = 5 << 4;
     l4[13] = 0x14; // RST + ACK
-    const pseudo = Buffer.concat([dstIp, srcIp, Buffer.from([0, PROTO_TCP, 0, 20])]);
+    const pseudo = pseudoHeader(dstIp, srcIp, PROTO_TCP, 20);
     l4.writeUInt16BE(checksum(Buffer.concat([pseudo, l4])), 16);
   } else {
     if (proto === PROTO_ICMP && ip.length > ihl && [3, 4, 5, 11, 12].includes(ip[ihl]!)) return undefined;
@@ -77,5 +100,5 @@ export function rejectReply(frame: Buffer): Buffer | undefined {
     l4.writeUInt16BE(checksum(l4), 2);
   }
   const proto2 = proto === PROTO_TCP ? PROTO_TCP : PROTO_ICMP;
-  return Buffer.concat([eth, ipHeader(dstIp, srcIp, proto2, l4.length), l4]);
+  return Buffer.concat([eth, ipv4Header(dstIp, srcIp, proto2, { totalLength: 20 + l4.length }), l4]);
 }

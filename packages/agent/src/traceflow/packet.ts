@@ -1,7 +1,7 @@
 import type { TraceflowPacket } from '@antrea-ts/apis';
 import { AgentError } from '../errors.js';
 import { formatIpv4, parseIpv4 } from '../net/ipv4.js';
-import { checksum } from '../networkpolicy/reject-packet.js';
+import { checksum, ipv4Header, pseudoHeader } from '../networkpolicy/reject-packet.js';
 
 /** IP protocol numbers a Traceflow packet can carry. */
 export const IPPROTO = Object.freeze({ ICMP: 1, TCP: 6, UDP: 17 });
@@ -77,16 +77,13 @@ export function craftTracePacket(s: TracePacketSpec): Buffer {
   macBytes(s.srcMac).copy(frame, 6);
   frame.writeUInt16BE(0x0800, 12);
   const ip = frame.subarray(ETH_LEN);
-  ip[0] = 0x45;
-  ip[1] = (s.tag & 0x3f) << 2;
-  ip.writeUInt16BE(ipTotal, 2);
-  ip.writeUInt16BE(0, 4);
-  ip.writeUInt16BE((s.ipFlags & 0x7) << 13, 6);
-  ip[8] = s.ttl;
-  ip[9] = s.protocol;
-  ip.writeUInt32BE(parseIpv4(s.srcIp), 12);
-  ip.writeUInt32BE(parseIpv4(s.dstIp), 16);
-  ip.writeUInt16BE(checksum(ip.subarray(0, IP_LEN)), 10);
+  const [src, dst] = [ipv4Bytes(s.srcIp), ipv4Bytes(s.dstIp)];
+  ipv4Header(src, dst, s.protocol, {
+    totalLength: ipTotal,
+    ttl: s.ttl,
+    tos: (s.tag & 0x3f) << 2,
+    flags: s.ipFlags,
+  }).copy(ip);
   l4.copy(ip, IP_LEN);
   const segment = ip.subarray(IP_LEN);
   // UDP's length covers the padding too (conntrack drops a datagram whose length is wrong).
@@ -95,7 +92,7 @@ export function craftTracePacket(s: TracePacketSpec): Buffer {
   const sum =
     s.protocol === IPPROTO.ICMP
       ? checksum(segment)
-      : checksum(Buffer.concat([pseudoHeader(s, segment.length), segment]));
+      : checksum(Buffer.concat([pseudoHeader(src, dst, s.protocol, segment.length), segment]));
   segment.writeUInt16BE(s.protocol === IPPROTO.UDP && sum === 0 ? 0xffff : sum, sumAt);
   return frame;
 }
@@ -123,12 +120,9 @@ function transportHeader(s: TracePacketSpec): Buffer {
   return h;
 }
 
-function pseudoHeader(s: TracePacketSpec, length: number): Buffer {
-  const b = Buffer.alloc(12);
-  b.writeUInt32BE(parseIpv4(s.srcIp), 0);
-  b.writeUInt32BE(parseIpv4(s.dstIp), 4);
-  b[9] = s.protocol;
-  b.writeUInt16BE(length, 10);
+function ipv4Bytes(ip: string): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(parseIpv4(ip));
   return b;
 }
 
