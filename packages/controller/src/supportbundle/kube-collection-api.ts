@@ -6,6 +6,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { KubeSecretClient } from '../apiserver/tls-secret.js';
 import type { NamedLabels } from './collection-status.js';
 
 /** What the SupportBundleCollection controller reads and writes in the Kubernetes API. */
@@ -25,10 +26,12 @@ const VERSION = 'v1alpha1';
 export class KubeCollectionApi implements CollectionApi {
   readonly #crds: CustomObjectsApi;
   readonly #core: CoreV1Api;
+  readonly #secrets: KubeSecretClient;
 
   constructor(kc: KubeConfig) {
     this.#crds = kc.makeApiClient(CustomObjectsApi);
     this.#core = kc.makeApiClient(CoreV1Api);
+    this.#secrets = new KubeSecretClient(kc);
   }
 
   async listCollections(): Promise<SupportBundleCollection[]> {
@@ -67,16 +70,8 @@ export class KubeCollectionApi implements CollectionApi {
     }
   }
 
-  async readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined> {
-    try {
-      const s = await this.#core.readNamespacedSecret({ namespace, name });
-      return Object.fromEntries(
-        Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-      );
-    } catch (err) {
-      if ((err as { code?: number }).code === 404) return undefined;
-      throw err;
-    }
+  readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined> {
+    return this.#secrets.get(namespace, name);
   }
 
   async writeStatus(name: string, status: SupportBundleCollectionStatus): Promise<void> {
