@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AdapterHealthReport } from '@antrea-ts/nsx-adapter';
 
 export interface NsxAdapterProcessOptions {
   root: string;
@@ -14,13 +15,6 @@ export interface NsxAdapterProcessOptions {
   kubeconfig: string;
   /** Every run's output is appended here, for the reader of a failed test. */
   logFile: string;
-}
-
-/** What GET /healthz answers (see packages/nsx-adapter/src/health-server.ts). */
-export interface AdapterHealth {
-  status: string;
-  mp: { status: string; conditions: { type: string; status: string; reason?: string }[] };
-  ccp: { status: string; conditions: { type: string; status: string; reason?: string }[] };
 }
 
 export class NsxAdapterProcess {
@@ -76,11 +70,11 @@ export class NsxAdapterProcess {
   }
 
   /** The /healthz answer; undefined until the endpoint is up. */
-  async health(): Promise<AdapterHealth | undefined> {
+  async health(): Promise<AdapterHealthReport | undefined> {
     const port = this.logged('health endpoint listening')[0]?.['port'];
     if (typeof port !== 'number') return undefined;
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-    return (await res.json()) as AdapterHealth;
+    return (await res.json()) as AdapterHealthReport;
   }
 
   /** SIGTERM and wait; returns the exit code (SIGKILL after 20 s). */
