@@ -15,6 +15,7 @@ export {
 } from './kube.js';
 export * from './kube-objects.js';
 export { createKubePki, type KubePki } from './kube-pki.js';
+export { type KubeconfigOptions, kubeconfigYaml } from './kubeconfig.js';
 export { ManagedProcess, type ManagedProcessOptions } from './managed-process.js';
 export {
   createLinuxBridge,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import { HarnessError } from './errors.js';
 import { run, waitFor } from './exec.js';
 import { httpsStatus } from './https-status.js';
 import { createKubePki } from './kube-pki.js';
+import { kubeconfigYaml } from './kubeconfig.js';
 import { ManagedProcess } from './managed-process.js';
 import { cachedBinDir } from './paths.js';
 import type { CertFiles } from './pki.js';
@@ -100,7 +101,10 @@ export async function startKube(options: StartKubeOptions = {}): Promise<KubeClu
     processes.push(apiserver);
 
     const kubeconfigPath = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigPath, kubeconfigYaml(server, ca.cert, admin));
+    writeFileSync(
+      kubeconfigPath,
+      kubeconfigYaml({ server, caFile: ca.cert, cluster: 'antrea-ts', user: 'admin', client: admin }),
+    );
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
 
@@ -265,27 +269,4 @@ async function startEtcd(dir: string, logDir: string): Promise<{ url: string; pr
     100,
   );
   return { url, process: etcd };
-}
-
-function kubeconfigYaml(server: string, caFile: string, admin: CertFiles): string {
-  const b64 = (file: string) => readFileSync(file).toString('base64');
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: antrea-ts
-  cluster:
-    server: ${server}
-    certificate-authority-data: ${b64(caFile)}
-users:
-- name: admin
-  user:
-    client-certificate-data: ${b64(admin.cert)}
-    client-key-data: ${b64(admin.key)}
-contexts:
-- name: admin@antrea-ts
-  context:
-    cluster: antrea-ts
-    user: admin
-current-context: admin@antrea-ts
-`;
 }
