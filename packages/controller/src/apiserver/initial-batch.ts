@@ -1,4 +1,4 @@
-import type { ApiCodec, ApiObject, WatchSink } from '@antrea-ts/apiserver';
+import { type ApiCodec, type ApiObject, FrameCache, type WatchSink } from '@antrea-ts/apiserver';
 import {
   encodeProtobufRaw,
   protobufCodec,
@@ -13,7 +13,7 @@ const FIRST_BUFFER_BYTES = 16 * 1024;
 /** Encodings of shared wire objects (policies, address groups), reused by every new watcher. */
 export class SharedEncodings {
   readonly #raw = new WeakMap<ApiObject, Uint8Array>();
-  readonly #frames = new WeakMap<ApiObject, Map<string, Uint8Array>>();
+  readonly #frames = new FrameCache();
 
   /** The bare protobuf message of `obj`. */
   raw(obj: ApiObject): Uint8Array {
@@ -27,18 +27,7 @@ export class SharedEncodings {
 
   /** A complete frame in any codec. */
   frame(codec: ApiCodec, type: 'ADDED' | 'BOOKMARK', obj: ApiObject): Uint8Array {
-    let per = this.#frames.get(obj);
-    if (!per) {
-      per = new Map();
-      this.#frames.set(obj, per);
-    }
-    const key = `${codec.mediaType}\u0000${type}`;
-    let f = per.get(key);
-    if (!f) {
-      f = codec.frameWatchEvent(type, codec.encode(obj));
-      per.set(key, f);
-    }
-    return f;
+    return this.#frames.frame(codec, type, obj);
   }
 }
 
