@@ -150,4 +150,23 @@ describe('SupportBundleCollectionController', () => {
     );
     expect(c.store.size).toBe(0);
   });
+
+  it('a collection naming ExternalNodes gets them even after one naming none, in the same pass', async () => {
+    const api = new FakeApi();
+    api.collections = [
+      sbc('nodes-only', { nodes: { nodeNames: ['n1'] } }),
+      sbc('with-vms', { nodes: { nodeNames: ['n2'] }, externalNodes: { namespace: 'vms' } }),
+    ];
+    const c = new SupportBundleCollectionController({
+      api,
+      logger: pino({ level: 'silent' }),
+      now: () => new Date('2026-11-21T12:01:00Z'),
+    });
+    await c.sync();
+    const s = api.written.filter((w) => w.name === 'with-vms').at(-1)?.status;
+    expect(s?.desiredNodes).toBe(2);
+    expect(s?.conditions?.find((x) => x.type === 'CollectionFailure')?.message).toBe(
+      'vms/vm1: ExternalNode agents are not supported by Antrea-TS',
+    );
+  });
 });

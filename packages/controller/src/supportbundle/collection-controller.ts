@@ -134,10 +134,11 @@ export class SupportBundleCollectionController {
       if (completed(c.status) && !st) continue;
       if (!st) {
         nodes ??= await api.listNodes();
-        externalNodes ??= c.spec.externalNodes ? await api.listExternalNodes() : [];
+        // Listed once per pass, by the first collection that names ExternalNodes.
+        if (c.spec.externalNodes) externalNodes ??= await api.listExternalNodes();
         const desired = [
           ...selectNodes(c.spec.nodes, nodes),
-          ...selectExternalNodes(c.spec.externalNodes, externalNodes),
+          ...selectExternalNodes(c.spec.externalNodes, externalNodes ?? []),
         ];
         st = { name, desired, reports: new Map() };
         // Antrea-TS runs no agent on ExternalNodes: they fail at once, saying so.
