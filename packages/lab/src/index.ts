@@ -23,7 +23,7 @@ export {
   repoArtifacts,
 } from './lab.js';
 export { DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_COUNT, LabLayout } from './layout.js';
-export { controllerServiceObjects, rbacObjects } from './manifests.js';
+export { controllerServiceObjects, manifestObjects, rbacObjects } from './manifests.js';
 export { parseLabels, parsePodRef, parsePorts } from './parse.js';
 export { type ProbeResult, type ProbeTarget, type ProbeVerdict, targetArg } from './probe.js';
 export type { LabState, NodeRecord, PodPort, PodRecord, ProcessRecord } from './state.js';

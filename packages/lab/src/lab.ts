@@ -12,7 +12,13 @@ import { caFile, kubectl, startKube } from './kube.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_COUNT, LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { removeLeftovers } from './leftovers.js';
-import { controllerServiceObjects, rbacObjects, toApplyStream, webhookObjects } from './manifests.js';
+import {
+  controllerServiceObjects,
+  manifestObjects,
+  rbacObjects,
+  toApplyStream,
+  webhookObjects,
+} from './manifests.js';
 import {
   ANTREA_NAMESPACE_NAME,
   CONTROLLER_API_PORT,
@@ -230,12 +236,13 @@ export class Lab {
     this.#log.info({ server: kube.server, ms: Date.now() - started }, 'kube-apiserver ready');
 
     await installCrds(this, [this.#artifacts.crdDir], ['--server-side']);
+    const deployment = manifestObjects(this.#artifacts.manifest);
     await this.kubectl(['apply', '--server-side', '-f', '-'], {
       input: toApplyStream([
-        ...rbacObjects(this.#artifacts.manifest),
+        ...rbacObjects(deployment),
         ...controllerServiceObjects(this.layout.hostIp, CONTROLLER_API_PORT),
         // The controller's admission webhooks (it injects its CA): only when it runs to answer them.
-        ...(withController ? webhookObjects(this.#artifacts.manifest) : []),
+        ...(withController ? webhookObjects(deployment) : []),
       ]),
     });
     const [agentToken, controllerToken] = await Promise.all([

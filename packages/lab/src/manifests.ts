@@ -14,24 +14,31 @@ const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding
 const WEBHOOK_KINDS = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
 
 /**
- * The service accounts and RBAC of the deployment manifest (build/yamls/antrea.yml, generated from
- * build/manifests/source.mjs), so the lab runs the agent and controller with exactly the
- * permissions a cluster gives them: a missing rule shows up in the lab first.
+ * Every object of the deployment manifest (build/yamls/antrea.yml, generated from
+ * build/manifests/source.mjs). Parsing it takes a few hundred ms (the CRDs are most of it): parse
+ * once and pick with `rbacObjects` and `webhookObjects`.
  */
-export function rbacObjects(manifest: string): Obj[] {
+export function manifestObjects(manifest: string): Obj[] {
   return parseAllDocuments(readFileSync(manifest, 'utf8'))
     .map((d) => d.toJSON() as Obj | null)
-    .filter((o): o is Obj => o !== null && RBAC_KINDS.has(String(o['kind'])));
+    .filter((o): o is Obj => o !== null);
+}
+
+/**
+ * The service accounts and RBAC of the deployment manifest, so the lab runs the agent and
+ * controller with exactly the permissions a cluster gives them: a missing rule shows up in the lab
+ * first.
+ */
+export function rbacObjects(objects: readonly Obj[]): Obj[] {
+  return objects.filter((o) => RBAC_KINDS.has(String(o['kind'])));
 }
 
 /**
  * The admission webhook configurations of the deployment manifest (crdvalidator/crdmutator.antrea.io):
  * antrea-controller injects its CA bundle into them, as it publishes it into the APIServices.
  */
-export function webhookObjects(manifest: string): Obj[] {
-  return parseAllDocuments(readFileSync(manifest, 'utf8'))
-    .map((d) => d.toJSON() as Obj | null)
-    .filter((o): o is Obj => o !== null && WEBHOOK_KINDS.has(String(o['kind'])));
+export function webhookObjects(objects: readonly Obj[]): Obj[] {
+  return objects.filter((o) => WEBHOOK_KINDS.has(String(o['kind'])));
 }
 
 /** The Service the APIServices name, backed by a hand-made Endpoints at the controller's address. */
