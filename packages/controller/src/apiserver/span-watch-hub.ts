@@ -121,16 +121,15 @@ export class SpanWatchHub<T extends SpannedObject & { uid: string }> {
   watch(scope: WatchScope, sink: WatchSink, initialEvents = true, watchList = false): void {
     if (!this.#unsubscribe) this.start();
     const batch = new InitialBatch(sink, this.#encodings);
-    const add = (type: 'ADDED' | 'BOOKMARK', obj: ApiObject, shared: boolean) => batch.add(type, obj, shared);
-    const flush = () => batch.flush();
     if (initialEvents) {
       for (const v of this.#select(scope)) {
-        if (!add('ADDED', this.#full(v.object, v.resourceVersion, scope.node), !this.#conv.perNode)) return;
+        if (!batch.add('ADDED', this.#full(v.object, v.resourceVersion, scope.node), !this.#conv.perNode))
+          return;
       }
     }
     // A watch-list client (sendInitialEvents=true) is told where the initial events end.
     const bookmark = watchList ? this.#initialEventsEnd() : this.bookmark();
-    if (!add('BOOKMARK', bookmark, !watchList) || !flush()) return;
+    if (!batch.add('BOOKMARK', bookmark, !watchList) || !batch.flush()) return;
     const watcher: Watcher = { scope, sink };
     const key = scope.node ?? ALL;
     let set = this.#watchers.get(key);
