@@ -163,6 +163,7 @@ describe('ApiServer', () => {
     host: '127.0.0.1',
     port: 0,
     watch: { limits: { maxQueuedBytes: 1 << 20 }, tickMs: 3_600_000 },
+    maxBodyBytes: 1024,
     endpoints: new Map([
       [
         '/validate/echo',
@@ -235,6 +236,24 @@ describe('ApiServer', () => {
     expect(JSON.parse(r.body)).toEqual({ method: 'POST', contentType: 'application/json', body: '{"a":1}' });
     // Only the exact path: anything else still needs a token.
     expect((await call('/validate/echo/x', { method: 'POST', body: '{}' })).status).toBe(401);
+  });
+
+  it('answers 413 for a body over maxBodyBytes, to plain endpoints and API requests alike', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(2000) });
+    const plain = await call('/validate/echo', { method: 'POST', body: big });
+    expect(plain.status).toBe(413);
+    expect(JSON.parse(plain.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'RequestEntityTooLarge',
+      code: 413,
+    });
+    const api = await call(`${BASE}/networkpolicies/np1/status`, {
+      token: 'agent-token',
+      method: 'POST',
+      body: big,
+    });
+    expect(api.status).toBe(413);
+    expect(JSON.parse(api.body)).toMatchObject({ reason: 'RequestEntityTooLarge', code: 413 });
   });
 
   it('answers 401 with an uninformative Status when there is no or a bad token', async () => {
