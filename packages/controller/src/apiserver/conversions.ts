@@ -65,7 +65,8 @@ export const addressGroupConversion: WireConversion<InternalAddressGroup> = {
   perNode: false,
   full: (g, rv) => typed('AddressGroup', toWireAddressGroup(g, rv)),
   // One patch per change, shared by every watcher; span-only changes send nothing (like Antrea).
-  modified: (prev, curr, rv) => patch('AddressGroupPatch', curr, diffGroupMembers(prev.members, curr.members), rv),
+  modified: (prev, curr, rv) =>
+    patch('AddressGroupPatch', curr, diffGroupMembers(prev.members, curr.members), rv),
 };
 
 export const appliedToGroupConversion: WireConversion<InternalAppliedToGroup> = {
