@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import { run } from './exec.js';
-import { createNetns, createVethPair, NET_PREFIX, type Netns, uniqueTag } from './netns.js';
+import {
+  createNetns,
+  createVethPair,
+  disableTxChecksumOffload,
+  NET_PREFIX,
+  type Netns,
+  uniqueTag,
+} from './netns.js';
 import { type OvsInstance, startOvs } from './ovs.js';
 import { netdevBridgeArgs } from './ovs-commands.js';
 import type { Underlay } from './underlay.js';
@@ -35,8 +42,8 @@ export async function setUpTransportBridge(options: {
   await run(['ip', 'link', 'set', TRANSPORT_BRIDGE, 'up'], { netns });
   // TCP between the Node and the host (kube-apiserver) crosses userspace OVS, which forwards the
   // partial checksums of offloaded packets unfinished: compute them in software on both ends.
-  await run(['ethtool', '-K', TRANSPORT_BRIDGE, 'tx', 'off'], { netns });
-  await run(['ethtool', '-K', options.uplinkPeer, 'tx', 'off']);
+  await disableTxChecksumOffload(TRANSPORT_BRIDGE, netns);
+  await disableTxChecksumOffload(options.uplinkPeer);
   await run(['ip', 'route', 'add', 'default', 'via', options.gateway, 'dev', TRANSPORT_BRIDGE], { netns });
 }
 

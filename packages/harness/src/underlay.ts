@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { run } from './exec.js';
-import { createLinuxBridge, NET_PREFIX, uniqueTag } from './netns.js';
+import { createLinuxBridge, disableTxChecksumOffload, NET_PREFIX, uniqueTag } from './netns.js';
 
 /**
  * The "physical network" of a lab: a Linux bridge in the root namespace that netns Nodes plug their
@@ -28,7 +28,7 @@ export async function createUnderlay(
   const hostIp = `${base}.1`;
   await run(['ip', 'addr', 'add', `${hostIp}/24`, 'dev', name]);
   // The host's TCP to netns Nodes crosses their userspace OVS, which does not finish offloaded checksums.
-  await run(['ethtool', '-K', name, 'tx', 'off']);
+  await disableTxChecksumOffload(name);
   let next = 11;
   return {
     bridge: name,

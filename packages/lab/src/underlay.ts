@@ -1,4 +1,4 @@
-import { run, tryRun } from '@antrea-ts/harness';
+import { disableTxChecksumOffload, run, tryRun } from '@antrea-ts/harness';
 import { type LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 
 /**
@@ -14,7 +14,7 @@ export async function ensureUnderlay(layout: LabLayout): Promise<void> {
   await tryRun(['ip', 'addr', 'add', `${layout.hostIp}/${UNDERLAY_PREFIX_LENGTH}`, 'dev', bridge]);
   await run(['ip', 'link', 'set', bridge, 'up']);
   // The host's TCP to netns Nodes crosses their userspace OVS, which does not finish offloaded checksums.
-  await run(['ethtool', '-K', bridge, 'tx', 'off']);
+  await disableTxChecksumOffload(bridge);
 }
 
 export async function deleteUnderlay(layout: LabLayout): Promise<void> {
