@@ -3,7 +3,7 @@
 // config it feeds kind and the Nodes' links it prepares are checked. The manifest drift check it
 // starts with is the real one.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '@antrea-ts/harness';
@@ -102,5 +102,18 @@ describe('hack/kind-up.sh with fake tools', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/kind-up: (docker|kind|kubectl|ethtool) is required/);
+  });
+
+  it('calls none of the tools it has when one is missing', () => {
+    // Every fake but kind: the check must come before docker build or anything else runs.
+    const partial = join(dir.path, 'no-kind');
+    mkdirSync(partial, { recursive: true });
+    for (const tool of Object.keys(FAKES).filter((t) => t !== 'kind')) {
+      symlinkSync(join(dir.path, tool), join(partial, tool));
+    }
+    const r = kindUp([], { PATH: `${partial}:/usr/bin:/bin` });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('kind-up: kind is required');
+    expect(r.calls).toEqual([]);
   });
 });
