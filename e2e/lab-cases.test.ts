@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCaseFiles, loadCase } from './framework/case-loader.js';
 import type { Case } from './framework/case-types.js';
+import { kubectlCommand } from './framework/providers/kind.js';
 import { KubectlObjects } from './framework/providers/kubectl-objects.js';
 import { LabProvider } from './framework/providers/lab-provider.js';
 import { caseLines, summaryLine } from './framework/report.js';
@@ -85,10 +86,10 @@ describe.skipIf(!isRoot)('case runner on the lab', () => {
     );
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2 });
-    const kubectl = join(cachedBinDir(), 'kubectl');
-    const objects = new KubectlObjects((args, o) =>
-      run([kubectl, '--kubeconfig', lab.kubeconfigPath, ...args], {
-        ...(o?.input !== undefined ? { input: o.input } : {}),
+    const objects = new KubectlObjects(
+      kubectlCommand({
+        kubectl: join(cachedBinDir(), 'kubectl'),
+        kubeconfig: lab.kubeconfigPath,
         timeoutMs: 180_000,
       }),
     );

@@ -4,10 +4,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, run } from '@antrea-ts/harness';
+import { cachedBinDir } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectlCommand } from './framework/providers/kind.js';
 import { KubectlObjects } from './framework/providers/kubectl-objects.js';
 import { LabClusterProvider } from './framework/providers/lab-cluster-provider.js';
 import { allChecks } from './suites/all.js';
@@ -36,10 +37,10 @@ describe.skipIf(!isRoot)('e2e suites on the lab provider', () => {
     );
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2, nodeCidrMaskSize: 28 });
-    const kubectl = join(cachedBinDir(), 'kubectl');
-    const objects = new KubectlObjects((args, o) =>
-      run([kubectl, '--kubeconfig', lab.kubeconfigPath, ...args], {
-        ...(o?.input !== undefined ? { input: o.input } : {}),
+    const objects = new KubectlObjects(
+      kubectlCommand({
+        kubectl: join(cachedBinDir(), 'kubectl'),
+        kubeconfig: lab.kubeconfigPath,
         timeoutMs: 180_000,
       }),
     );

@@ -273,3 +273,19 @@ describe('KindProvider over a fake kubectl', () => {
     expect(lines.at(-2)).toBe(`delete namespace ${ns} --ignore-not-found --wait=false`);
   });
 });
+
+describe('kubectlCommand', () => {
+  it('puts --kubeconfig and --context before the arguments and passes stdin through', async () => {
+    fake.reply([{ match: 'get ns', stdout: 'ns/default' }]);
+    const kubectl = kubectlCommand({ kubeconfig: '/tmp/lab.kubeconfig', context: 'ctx', env: fake.env });
+    expect(await kubectl(['get', 'ns'])).toBe('ns/default');
+    await kubectl(['apply', '-f', '-'], { input: '{"kind":"Namespace"}' });
+    expect(fake.calls()).toEqual([
+      { args: ['--kubeconfig', '/tmp/lab.kubeconfig', '--context', 'ctx', 'get', 'ns'] },
+      {
+        args: ['--kubeconfig', '/tmp/lab.kubeconfig', '--context', 'ctx', 'apply', '-f', '-'],
+        stdin: '{"kind":"Namespace"}',
+      },
+    ]);
+  });
+});

@@ -30,15 +30,21 @@ export interface KindProviderOptions {
 export interface KubectlCommandOptions {
   /** The kubectl executable; default `kubectl` from PATH. */
   kubectl?: string;
+  /** A kubeconfig file (the lab's admin one); default: kubectl's own lookup (KUBECONFIG, ~/.kube). */
+  kubeconfig?: string;
   /** A kubeconfig context (kind-<cluster>); default: kubectl's current context. */
   context?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
 }
 
-/** Runs kubectl as a process, the way every kind provider call goes out. */
+/** Runs kubectl as a process, the way every kind and lab provider call goes out. */
 export function kubectlCommand(o: KubectlCommandOptions = {}): Kubectl {
-  const base = [o.kubectl ?? 'kubectl', ...(o.context ? ['--context', o.context] : [])];
+  const base = [
+    o.kubectl ?? 'kubectl',
+    ...(o.kubeconfig ? ['--kubeconfig', o.kubeconfig] : []),
+    ...(o.context ? ['--context', o.context] : []),
+  ];
   return (args, opt) =>
     run([...base, ...args], {
       env: o.env ?? process.env,

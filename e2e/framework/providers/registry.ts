@@ -3,7 +3,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { E2eError } from '../errors.js';
 import type { ClusterProvider } from '../provider.js';
@@ -79,10 +78,10 @@ async function createLabProvider(o: ProviderOptions): Promise<ClusterProvider> {
     logger,
   });
   void lab.state; // fails now, with the lab's message, when no lab runs
-  const kubectl = join(o.kubeBinDir, 'kubectl');
-  const objects = new KubectlObjects((args, opt) =>
-    run([kubectl, '--kubeconfig', lab.kubeconfigPath, ...args], {
-      ...(opt?.input !== undefined ? { input: opt.input } : {}),
+  const objects = new KubectlObjects(
+    kubectlCommand({
+      kubectl: join(o.kubeBinDir, 'kubectl'),
+      kubeconfig: lab.kubeconfigPath,
       timeoutMs: 180_000,
     }),
   );
