@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { antreaCniConflist } from '@antrea-ts/apis';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
-import { cniConflist } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 
@@ -73,7 +73,7 @@ describe('deployment artifacts', () => {
       .find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'antrea-config');
     const conflist = config?.data?.['antrea-cni.conflist'];
     expect(conflist).toBeDefined();
-    expect(JSON.parse(conflist!)).toEqual(cniConflist());
+    expect(JSON.parse(conflist!)).toEqual(antreaCniConflist());
   });
 
   it('apply to a real kube-apiserver', async () => {

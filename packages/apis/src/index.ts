@@ -1,3 +1,4 @@
+export * from './cni-conf/index.js';
 export * from './cni-proto/index.js';
 export * from './constants.js';
 export * from './controlplane/index.js';

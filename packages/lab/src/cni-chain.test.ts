@@ -1,9 +1,9 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CniConflist } from '@antrea-ts/apis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CniRuntime, cniAdd, cniDel } from './cni-chain.js';
-import type { CniConflist } from './cni-config.js';
 
 // Fake plugins: each appends "<type> <command> <env> <stdin>" to a journal and answers with a result
 // naming itself, so the test sees what libcni semantics the chain runner follows.

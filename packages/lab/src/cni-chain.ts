@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { CniConflist } from '@antrea-ts/apis';
 import { inNetns } from '@antrea-ts/harness';
-import type { CniConflist } from './cni-config.js';
 import { LabError } from './errors.js';
 
 /** What a container runtime knows about one sandbox when it calls the network plugins. */

@@ -1,5 +1,4 @@
 export { type CniRuntime, cniAdd, cniDel } from './cni-chain.js';
-export { type CniConflist, cniConflist } from './cni-config.js';
 export {
   connectivityMatrix,
   DEMO_NAMESPACES,

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
+import { antreaCniConflist } from '@antrea-ts/apis';
 import { installCrds, run, tryRun } from '@antrea-ts/harness';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { type CniRuntime, cniAdd, cniDel } from './cni-chain.js';
-import { cniConflist } from './cni-config.js';
 import { LabError } from './errors.js';
 import { caFile, kubectl, startKube } from './kube.js';
 import { kubeconfigYaml } from './kubeconfig.js';
@@ -541,7 +541,7 @@ export class Lab {
     try {
       await run(['ip', 'netns', 'add', netns]);
       await run(['ip', 'link', 'set', 'lo', 'up'], { netns });
-      cniResult = await cniAdd(cniConflist(), rt);
+      cniResult = await cniAdd(antreaCniConflist(), rt);
       const ips = ((cniResult as { ips?: Array<{ address: string }> }).ips ?? []).map(
         (ip) => ip.address.split('/')[0]!,
       );
@@ -696,7 +696,7 @@ export class Lab {
     const node = this.store.read()?.nodes.find((n) => n.name === pod.node);
     if (node && existsSync(`/var/run/netns/${pod.netns}`)) {
       const rt = this.#cniRuntime(node, pod.netns, pod.containerId, pod.namespace, pod.name, undefined);
-      await cniDel(cniConflist(), rt, pod.cniResult).catch((err: unknown) =>
+      await cniDel(antreaCniConflist(), rt, pod.cniResult).catch((err: unknown) =>
         this.#log.warn({ err, pod: id }, 'CNI DEL failed'),
       );
     }

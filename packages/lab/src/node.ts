@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { antreaCniConflist } from '@antrea-ts/apis';
 import { run, setUpTransportBridge, tryRun } from '@antrea-ts/harness';
-import { cniConflist } from './cni-config.js';
 import { type LabLayout, UNDERLAY_PREFIX_LENGTH } from './layout.js';
 import { AGENT_API_PORT } from './names.js';
 import { cleanupOvs, startOvs, vsctl } from './ovs.js';
@@ -77,7 +77,10 @@ export function writeNodeFiles(
   const dir = layout.nodeDir(node.name);
   mkdirSync(node.cniConfDir, { recursive: true });
   mkdirSync(node.cniBinDir, { recursive: true });
-  writeFileSync(join(node.cniConfDir, '10-antrea.conflist'), `${JSON.stringify(cniConflist(), null, 2)}\n`);
+  writeFileSync(
+    join(node.cniConfDir, '10-antrea.conflist'),
+    `${JSON.stringify(antreaCniConflist(), null, 2)}\n`,
+  );
   const link = (target: string, name: string) => {
     rmSync(join(node.cniBinDir, name), { force: true });
     symlinkSync(target, join(node.cniBinDir, name));
