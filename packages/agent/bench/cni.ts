@@ -34,7 +34,7 @@ import {
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { pino } from 'pino';
 import { cpuSince, treeCpu } from './process-cpu.js';
-import type { SpawnReply, SpawnRequest } from './spawner.js';
+import type { GrpcRequest, SpawnReply, SpawnRequest } from './spawner.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const LAUNCHER = `${root}cmd/antrea-cni/antrea-cni`;
@@ -196,14 +196,28 @@ class Spawner {
 
   /** Runs `cmd` to completion; rejects on a non-zero exit. Resolves to the spawn-to-exit time (ms). */
   run(cmd: string, args: string[], env: Record<string, string>, stdin: string): Promise<number> {
+    return this.request({
+      kind: 'spawn',
+      cmd,
+      args,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdin,
+    });
+  }
+
+  /** Makes one CNI call to the agent from the spawner; resolves to the connect-to-reply time (ms). */
+  grpc(socket: string, command: GrpcRequest['command'], args: GrpcRequest['args']): Promise<number> {
+    return this.request({ kind: 'grpc', socket, command, args });
+  }
+
+  private request(req: Omit<SpawnRequest, 'id'> | Omit<GrpcRequest, 'id'>): Promise<number> {
     if (this.exited) return Promise.reject(this.exited);
     const id = this.next++;
-    const req: SpawnRequest = { id, cmd, args, env: { PATH: process.env['PATH'] ?? '', ...env }, stdin };
     return new Promise((resolve, reject) => {
       this.waiting.set(id, (r) =>
-        r.code === 0 ? resolve(r.ms) : reject(new Error(`${cmd} exit ${r.code}: ${r.stdout}`)),
+        r.code === 0 ? resolve(r.ms) : reject(new Error(`${req.kind} failed (${r.code}): ${r.stdout}`)),
       );
-      this.child.stdin!.write(`${JSON.stringify(req)}\n`);
+      this.child.stdin!.write(`${JSON.stringify({ ...req, id })}\n`);
     });
   }
 
@@ -237,21 +251,16 @@ async function nodeFloor(): Promise<void> {
   report(`${c} cpu-per-pod`, 'plugins', cpuSince(cpu0, spawner.pids).plugins / PODS, 'ms');
 }
 
-/** PODS concurrent ADDs on one Node, then DELs; `via` is the gRPC client in-process or the plugin binary. */
+/** PODS concurrent ADDs on one Node, then DELs; `via`: gRPC calls from the spawner process, or the plugin binary. */
 async function burst(n: BenchNode, via: 'grpc' | 'plugin'): Promise<void> {
   const pods: Netns[] = await Promise.all(
     Array.from({ length: PODS }, (_, i) => createNetns(`ats-${uniqueTag()}-b${i}`)),
   );
-  const connector = socketAgentConnector({ socketPath: n.socket, timeoutMs: 60_000 });
   const one = async (cmd: 'ADD' | 'DEL', i: number): Promise<number> => {
     const id = `bench${via}${i}`;
     const path = `/var/run/netns/${pods[i]!.name}`;
-    if (via === 'grpc') {
-      const t0 = performance.now();
-      const client = await connector.connect();
-      await client.command(cmd, args(id, path, `p${i}`));
-      return performance.now() - t0;
-    }
+    if (via === 'grpc')
+      return spawner.grpc(n.socket, cmd, { ...args(id, path, `p${i}`), networkConfiguration: CONF });
     return spawner.run(
       LAUNCHER,
       [],

@@ -5,9 +5,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICK_MS = 10; // USER_HZ is 100 on Linux.
 
 export interface CpuSplit {
-  /** This process: the agent (and the in-process gRPC client). */
+  /** This process: the agent. */
   agent: number;
-  /** The benchmark's spawner (playing the container runtime) and the plugin processes it started. */
+  /** The benchmark's spawner (playing the container runtime, and the gRPC client) and the plugin processes it started. */
   plugins: number;
   /** ovs-vswitchd and ovsdb-server. */
   ovs: number;

@@ -17,10 +17,15 @@ class RecordingRunner implements CommandRunner {
   calls: string[][] = [];
   inputs: string[] = [];
   failOn: string | undefined;
+  /** How long the failing command takes before it fails. */
+  delayMs = 0;
   async run(argv: readonly string[], o?: RunOptions): Promise<string> {
     this.calls.push([...argv]);
     if (o?.input !== undefined) this.inputs.push(o.input);
-    if (this.failOn && argv.includes(this.failOn)) throw new Error(`${this.failOn} failed`);
+    if (this.failOn && argv.includes(this.failOn)) {
+      await new Promise((r) => setTimeout(r, this.delayMs));
+      throw new Error(`${this.failOn} failed`);
+    }
     return '';
   }
 }
@@ -95,13 +100,21 @@ describe('PodConfigurator', () => {
       mac: '12:11:11:11:11:11',
       ofport: 1,
     });
-    // The veth pair comes from the shared ip batch, the Pod side from one nsenter per Pod.
+    // The veth pair comes from the shared ip batch with the Pod end made in the Pod's namespace;
+    // there, one `ip -n` sets addresses and routes, and ethtool turns TX checksum offload off.
     expect(runner.inputs[0]).toBe(
       `link add ${pod.hostIfName} up mtu 1450 address 12:11:11:11:11:11 type veth peer name eth0 mtu 1450 address 12:11:11:11:11:11 netns /var/run/netns/p1\n`,
     );
-    const podSide = runner.calls.find((c) => c[0] === 'nsenter')!;
-    expect(podSide.slice(0, 4)).toEqual(['nsenter', '--net=/var/run/netns/p1', '--', 'sh']);
-    expect(podSide.slice(6)).toEqual(['antrea-pod', 'eth0', '10.10.1.2/24', '10.10.1.1']);
+    expect(runner.calls.map((c) => c.join(' '))).toEqual(
+      expect.arrayContaining([
+        'ip -force -batch -',
+        'ip -n p1 -batch -',
+        'nsenter --net=/var/run/netns/p1 -- ethtool -K eth0 tx off',
+      ]),
+    );
+    expect(runner.inputs[1]).toBe(
+      'link set lo up\nlink set eth0 up\naddr add 10.10.1.2/24 dev eth0\nroute replace default via 10.10.1.1 dev eth0\n',
+    );
     // The Node's kernel must leave the host end to OVS (no ARP answers, no routing): no duplicates.
     expect(runner.calls).toContainEqual([
       'sysctl',
@@ -129,12 +142,26 @@ describe('PodConfigurator', () => {
 
   it('rolls back IPAM when the interface cannot be made', async () => {
     const { bridges, runner, ipam, store, pods } = await setup();
-    runner.failOn = 'sh';
+    runner.failOn = 'ethtool';
     await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
     expect(ipam.held.size).toBe(0);
     expect(store.size).toBe(0);
     expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
-    expect(runner.inputs.at(-1)).toMatch(/^link del /);
+    expect(runner.inputs.at(-1)).toMatch(/^link set dev \S+ group \d+\nlink del group \d+\n$/);
+  });
+
+  it('rolls back the OVS port and flows when the Pod side fails after them', async () => {
+    const { bridges, runner, ipam, sw, store, pods } = await setup();
+    // The Pod side (`ip -n <netns>`) runs alongside the OVS port and flows; let it fail late.
+    runner.failOn = '-n';
+    runner.delayMs = 20;
+    await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
+    expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
+    const added = sw.mods.filter((m) => m.command === 'ADD').length;
+    expect(added).toBe(5);
+    expect(sw.mods.filter((m) => m.command === 'DELETE_STRICT')).toHaveLength(added);
+    expect(ipam.held.size).toBe(0);
+    expect(store.size).toBe(0);
   });
 
   it('fails a Pod whose netns is gone or unsafe for an ip batch line, before touching anything', async () => {

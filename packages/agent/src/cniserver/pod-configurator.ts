@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { AgentError } from '../errors.js';
 import { type CommandRunner, inNetnsPath } from '../net/command-runner.js';
 import { IpBatcher } from '../net/ip-batcher.js';
-import { netnsPathExists } from '../net/netns.js';
+import { LinkDeleter } from '../net/link-deleter.js';
+import { ipInNetns, netnsPathExists } from '../net/netns.js';
 import { hostVethSysctls, SysctlBatcher } from '../net/sysctl-batcher.js';
 import { podFlows } from '../openflow/features/pod-connectivity.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
@@ -57,7 +58,8 @@ const NETNS_PATH = /^\/[a-zA-Z0-9_.:@+/-]*$/;
 
 /**
  * The veth pair, created with the host end up and the Pod end already in the Pod's namespace (never
- * moved, so no address or route is lost), as one line of a shared `ip -batch` (see IpBatcher).
+ * moved: a move waits for an RCU grace period, serialized across Pods, about 17 ms each), as one
+ * line of a shared `ip -batch` (see IpBatcher).
  */
 export function vethLine(o: {
   hostIfName: string;
@@ -70,16 +72,16 @@ export function vethLine(o: {
   return `link add ${o.hostIfName} up mtu ${o.mtu} address ${o.hostMac} type veth peer name ${o.ifName} mtu ${o.mtu} address ${o.mac} netns ${o.netns}`;
 }
 
-/**
- * Run inside the Pod's namespace (one nsenter per Pod): loopback and the Pod end up, address,
- * default route, and TX checksum offload off (userspace OVS forwards what it reads from the host end
- * as is, so a checksum left to offload would arrive unfilled). $1 Pod ifname, $2 address/prefix,
- * $3 gateway.
- */
-export const POD_SIDE_SCRIPT = [
-  'printf "link set lo up\\nlink set %s up\\naddr add %s dev %s\\nroute replace default via %s dev %s\\n" "$1" "$2" "$1" "$3" "$1" | ip -batch -',
-  'ethtool -K "$1" tx off >/dev/null',
-].join(' && ');
+/** What one `ip -batch` in the Pod's namespace does: loopback and the Pod end up, address, default route. */
+export function podSideBatch(o: { ifName: string; address: string; gateway: string }): string {
+  return [
+    'link set lo up',
+    `link set ${o.ifName} up`,
+    `addr add ${o.address} dev ${o.ifName}`,
+    `route replace default via ${o.gateway} dev ${o.ifName}`,
+    '',
+  ].join('\n');
+}
 
 /**
  * Wires a Pod to br-int (Antrea pkg/agent/cniserver/pod_configuration.go): IP from IPAM, veth with
@@ -90,11 +92,13 @@ export class PodConfigurator {
   private readonly log: Logger;
   private readonly links: IpBatcher;
   private readonly sysctls: SysctlBatcher;
+  private readonly deleter: LinkDeleter;
 
   constructor(private readonly deps: PodConfiguratorDeps) {
     this.log = deps.logger.child({ component: 'pod-configurator' });
     this.links = new IpBatcher(deps.runner);
     this.sysctls = new SysctlBatcher(deps.runner);
+    this.deleter = new LinkDeleter(deps.runner);
   }
 
   async add(req: PodRequest): Promise<PodInterface> {
@@ -122,42 +126,30 @@ export class PodConfigurator {
       }
       const mac = randomMac(deps.randomBytes);
       const hostMac = randomMac(deps.randomBytes);
-      // IPAM (the host-local binary, serialized by its file lock) and the veth pair do not depend on
-      // each other: run them together.
+      // What does not need the Pod's address runs while IPAM (the host-local binary, serialized by
+      // its file lock) does: the veth pair, the host end's sysctls, and TX checksum offload off on
+      // the Pod end (userspace OVS forwards what it reads from the host end as is: a checksum left
+      // to offload would arrive unfilled).
+      const link = this.links
+        .run([vethLine({ hostIfName, hostMac, ifName: req.ifName, mac, mtu: deps.mtu, netns: req.netns })])
+        .then(() =>
+          Promise.all([
+            this.sysctls.set(hostVethSysctls(hostIfName)),
+            deps.runner.run(inNetnsPath(req.netns, ['ethtool', '-K', req.ifName, 'tx', 'off'])),
+          ]),
+        );
       const [ipamResult, veth] = await Promise.allSettled([
         deps.ipam.add(req.containerId, req.ifName, req.netns),
-        this.links.run([
-          vethLine({ hostIfName, hostMac, ifName: req.ifName, mac, mtu: deps.mtu, netns: req.netns }),
-        ]),
+        link,
       ]);
       if (ipamResult.status === 'fulfilled')
         undo.push(() => deps.ipam.del(req.containerId, req.ifName, req.netns));
       // Even a failed add may have made the pair (or found one of ours left over): remove it.
-      undo.push(() => this.links.run([`link del ${hostIfName}`]));
+      undo.push(() => this.deleter.delete(hostIfName));
       if (ipamResult.status === 'rejected') throw ipamResult.reason;
       mark('ipamAndVeth');
       if (veth.status === 'rejected') throw interfaceError(req.containerId, veth.reason);
       const ipam = ipamResult.value;
-      const ip = ipam.address.split('/')[0]!;
-      try {
-        await Promise.all([
-          this.sysctls.set(hostVethSysctls(hostIfName)),
-          deps.runner.run(
-            inNetnsPath(req.netns, [
-              'sh',
-              '-c',
-              POD_SIDE_SCRIPT,
-              'antrea-pod',
-              req.ifName,
-              ipam.address,
-              ipam.gateway,
-            ]),
-          ),
-        ]);
-      } catch (err) {
-        throw interfaceError(req.containerId, err);
-      }
-      mark('interface');
       const identity = {
         containerId: req.containerId,
         podName: req.podName,
@@ -165,19 +157,40 @@ export class PodConfigurator {
         ifName: req.ifName,
         netns: req.netns,
         ipCidr: ipam.address,
-        ip,
+        ip: ipam.address.split('/')[0]!,
         mac,
       };
-      const portSpec = { name: hostIfName, externalIds: podExternalIds(identity) };
-      await (deps.addPort ? deps.addPort(portSpec) : deps.bridges.addPort(deps.bridgeName, portSpec));
-      undo.push(() => deps.bridges.deletePort(deps.bridgeName, hostIfName));
-      mark('ovsPort');
-      const ofport = await deps.bridges.waitForOfport(hostIfName);
-      mark('ofport');
-      const pod: PodInterface = { ...identity, hostIfName, ofport, hostMac };
-      await deps.flows.replace(podFlowOwner(req.containerId), podFlows(deps.ctx, pod, deps.gatewayMac));
+      // The Pod side (address, route) and the OVS side (port, flows) need only the address now.
+      const podSide = deps.runner
+        .run(ipInNetns(req.netns, ['-batch', '-']), {
+          input: podSideBatch({ ifName: req.ifName, address: ipam.address, gateway: ipam.gateway }),
+        })
+        .then(
+          () => mark('podSide'),
+          (err: unknown) => {
+            throw interfaceError(req.containerId, err);
+          },
+        );
+      const ovsSide = (async () => {
+        const portSpec = { name: hostIfName, externalIds: podExternalIds(identity) };
+        await (deps.addPort ? deps.addPort(portSpec) : deps.bridges.addPort(deps.bridgeName, portSpec));
+        undo.push(() => deps.bridges.deletePort(deps.bridgeName, hostIfName));
+        mark('ovsPort');
+        const ofport = await deps.bridges.waitForOfport(hostIfName);
+        mark('ofport');
+        const pod: PodInterface = { ...identity, hostIfName, ofport, hostMac };
+        await deps.flows.replace(podFlowOwner(req.containerId), podFlows(deps.ctx, pod, deps.gatewayMac));
+        undo.push(() => deps.flows.remove(podFlowOwner(req.containerId)));
+        mark('flows');
+        return pod;
+      })();
+      // Both sides settle before any undo runs: one must not roll back while the other still works.
+      const [podSideResult, ovsResult] = await Promise.allSettled([podSide, ovsSide]);
+      if (podSideResult.status === 'rejected') throw podSideResult.reason;
+      if (ovsResult.status === 'rejected') throw ovsResult.reason;
+      const pod = ovsResult.value;
       deps.store.add(pod);
-      mark('flows');
+      const { ofport } = pod;
       log.info({ ip: ipam.address, ofport, hostIfName, ms: steps }, 'Pod interface configured');
       return pod;
     } catch (err) {
@@ -192,17 +205,21 @@ export class PodConfigurator {
   async del(req: Pick<PodRequest, 'containerId' | 'netns' | 'ifName'>): Promise<void> {
     const { deps } = this;
     const pod = deps.store.get(req.containerId);
-    if (pod) {
+    const unwire = async (pod: PodInterface) => {
       await deps.flows.remove(podFlowOwner(req.containerId));
       await (deps.deletePort
         ? deps.deletePort(pod.hostIfName)
         : deps.bridges.deletePort(deps.bridgeName, pod.hostIfName));
       // Deleting our end removes the pair, wherever the Pod end is (or if its netns is gone).
-      await this.links.run([`link del ${pod.hostIfName}`]).catch(() => undefined);
+      await this.deleter.delete(pod.hostIfName).catch(() => undefined);
       deps.store.delete(req.containerId);
       this.log.info({ container: req.containerId, hostIfName: pod.hostIfName }, 'Pod interface removed');
-    }
-    await deps.ipam.del(req.containerId, pod?.ifName ?? req.ifName, req.netns || pod?.netns || '');
+    };
+    // The address goes back to IPAM while the interface is taken down: neither needs the other.
+    await Promise.all([
+      pod ? unwire(pod) : undefined,
+      deps.ipam.del(req.containerId, pod?.ifName ?? req.ifName, req.netns || pod?.netns || ''),
+    ]);
   }
 
   /** Verifies the Pod's interface is as ADD left it (CNI CHECK). */
@@ -221,7 +238,7 @@ export class PodConfigurator {
     }>;
     try {
       links = JSON.parse(
-        await deps.runner.run(inNetnsPath(req.netns, ['ip', '-j', 'addr', 'show', 'dev', req.ifName])),
+        await deps.runner.run(ipInNetns(req.netns, ['-j', 'addr', 'show', 'dev', req.ifName])),
       );
     } catch (err) {
       return fail(`${req.ifName} missing in ${req.netns}: ${(err as Error).message}`);

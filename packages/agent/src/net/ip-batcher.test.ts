@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandRunner, RunOptions } from './command-runner.js';
+import { ScriptedIp } from '../testing/scripted-ip.js';
 import { IpBatcher, parseBatchErrors } from './ip-batcher.js';
-
-/** Answers each `ip -batch` run with a scripted stderr (and a failure when it has one). */
-class ScriptedIp implements CommandRunner {
-  inputs: string[] = [];
-  stderr: string[] = [];
-  async run(_argv: readonly string[], o?: RunOptions): Promise<string> {
-    this.inputs.push(o?.input ?? '');
-    await new Promise((r) => setTimeout(r, 5));
-    const stderr = this.stderr.shift() ?? '';
-    if (stderr !== '') throw Object.assign(new Error('ip failed'), { stderr, exitCode: 1 });
-    return '';
-  }
-}
 
 describe('parseBatchErrors', () => {
   it('attributes each error to the line ip reports and keeps unreported text apart', () => {
