@@ -103,6 +103,7 @@ function agentConf(r) {
     `trafficEncapMode: ${r.scalar('trafficEncapMode')}`,
     `tunnelType: ${r.scalar('tunnelType')}`,
     `noSNAT: ${r.scalar('noSNAT')}`,
+    '# disableTXChecksumOffload: TX checksum offload off on Pod interfaces (default: on for netdev).',
     'apiPort: 10350',
     '',
   ].join('\n');

@@ -35,6 +35,7 @@ interface AgentConfFile {
   cniBinDir?: string;
   hostLocalDataDir?: string;
   cniConfDir?: string;
+  disableTXChecksumOffload?: boolean;
 }
 
 function port(value: string): number {
@@ -136,6 +137,7 @@ export function loadOptions(
   set('cniBinDir', pick(o.cniBinDir, file.cniBinDir));
   set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));
   set('cniConfDir', pick(o.cniConfDir, file.cniConfDir));
+  set('disableTxChecksumOffload', file.disableTXChecksumOffload);
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
   return Object.freeze({
     agent,

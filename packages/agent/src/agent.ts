@@ -405,6 +405,7 @@ export class Agent {
       flows,
       ctx,
       ipam,
+      disableTxChecksumOffload: config.disableTxChecksumOffload,
       store: this.store,
       logger: this.log,
       randomBytes: deps.randomBytes,

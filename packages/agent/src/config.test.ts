@@ -31,6 +31,14 @@ describe('agent config', () => {
     expect(makeConfig({ nodeName: 'n' }).tunnelType).toBe('geneve');
     expect(Object.isFrozen(makeConfig({ nodeName: 'n' }))).toBe(true);
   });
+
+  it('turns TX checksum offload off for the userspace datapath unless told otherwise', () => {
+    expect(makeConfig({ nodeName: 'n' }).disableTxChecksumOffload).toBe(false);
+    expect(makeConfig({ nodeName: 'n', datapathType: 'netdev' }).disableTxChecksumOffload).toBe(true);
+    const told = { nodeName: 'n', datapathType: 'netdev' as const, disableTxChecksumOffload: false };
+    expect(makeConfig(told).disableTxChecksumOffload).toBe(false);
+    expect(makeConfig({ nodeName: 'n', disableTxChecksumOffload: true }).disableTxChecksumOffload).toBe(true);
+  });
 });
 
 describe('IPv4 helpers', () => {

@@ -52,6 +52,12 @@ export interface AgentConfig {
   readonly snat: boolean;
   /** Where to install 10-antrea.conflist for the container runtime; undefined installs nothing. */
   readonly cniConfDir: string | undefined;
+  /**
+   * Turn TX checksum offload off on each Pod's interface (Antrea's disableTXChecksumOffload), for
+   * datapaths that do not finish offloaded checksums. Userspace OVS is one, and conntrack drops
+   * what it cannot verify: makeConfig turns this on for `netdev` unless told otherwise.
+   */
+  readonly disableTxChecksumOffload: boolean;
 }
 
 export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
@@ -69,10 +75,12 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   hostLocalDataDir: undefined,
   snat: true,
   cniConfDir: undefined,
+  disableTxChecksumOffload: false,
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {
   const cfg = { ...DEFAULT_CONFIG, ...partial };
+  cfg.disableTxChecksumOffload = partial.disableTxChecksumOffload ?? cfg.datapathType === 'netdev';
   if (!ENCAP_MODES.includes(cfg.trafficEncapMode)) {
     throw new AgentError('AGENT_CONFIG_INVALID', `unknown trafficEncapMode ${cfg.trafficEncapMode}`);
   }

@@ -58,7 +58,7 @@ class NullSwitch implements FlowSwitch {
   async waitConnected() {}
 }
 
-async function setup() {
+async function setup(options: { disableTxChecksumOffload?: boolean } = {}) {
   const bridges = new FakeBridgeClient();
   await bridges.ensureBridge('br-int');
   const runner = new RecordingRunner();
@@ -69,6 +69,7 @@ async function setup() {
     bridgeName: 'br-int',
     mtu: 1450,
     gatewayMac: '02:00:00:00:00:01',
+    disableTxChecksumOffload: options.disableTxChecksumOffload ?? true,
     runner,
     bridges,
     flows: new FlowCache(sw, logger),
@@ -138,6 +139,13 @@ describe('PodConfigurator', () => {
     const calls = runner.calls.length;
     expect(await pods.add(req)).toBe(pod);
     expect(runner.calls.length).toBe(calls);
+  });
+
+  it('leaves TX checksum offload alone on datapaths that finish checksums', async () => {
+    const { runner, pods } = await setup({ disableTxChecksumOffload: false });
+    await pods.add(req);
+    expect(runner.calls.some((c) => c.includes('ethtool'))).toBe(false);
+    expect(runner.calls.map((c) => c.join(' '))).toContain('ip -n p1 -batch -');
   });
 
   it('rolls back IPAM when the interface cannot be made', async () => {

@@ -25,6 +25,8 @@ export interface PodConfiguratorDeps {
   readonly bridgeName: string;
   readonly mtu: number;
   readonly gatewayMac: string;
+  /** Turn TX checksum offload off on the Pod end (see AgentConfig.disableTxChecksumOffload). */
+  readonly disableTxChecksumOffload: boolean;
   readonly runner: CommandRunner;
   readonly bridges: BridgeClient;
   readonly flows: FlowCache;
@@ -128,14 +130,16 @@ export class PodConfigurator {
       const hostMac = randomMac(deps.randomBytes);
       // What does not need the Pod's address runs while IPAM (the host-local binary, serialized by
       // its file lock) does: the veth pair, the host end's sysctls, and TX checksum offload off on
-      // the Pod end (userspace OVS forwards what it reads from the host end as is: a checksum left
-      // to offload would arrive unfilled).
+      // the Pod end where the datapath needs it (userspace OVS forwards what it reads from the host
+      // end as is: a checksum left to offload would arrive unfilled).
       const link = this.links
         .run([vethLine({ hostIfName, hostMac, ifName: req.ifName, mac, mtu: deps.mtu, netns: req.netns })])
         .then(() =>
           Promise.all([
             this.sysctls.set(hostVethSysctls(hostIfName)),
-            deps.runner.run(inNetnsPath(req.netns, ['ethtool', '-K', req.ifName, 'tx', 'off'])),
+            deps.disableTxChecksumOffload
+              ? deps.runner.run(inNetnsPath(req.netns, ['ethtool', '-K', req.ifName, 'tx', 'off']))
+              : undefined,
           ]),
         );
       const [ipamResult, veth] = await Promise.allSettled([
