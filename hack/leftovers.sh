@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What test runs leave behind: network namespaces and root-namespace links named ats*, processes
-# started from harness temp dirs or from the kube binary cache, and /tmp/antrea-ts-* dirs.
+# started from harness temp dirs or from the kube binary cache, and antrea-ts-* dirs in /tmp and
+# /dev/shm (the agent's command runner keeps its scratch files there).
 #   hack/leftovers.sh list          one line per item: "<kind> <id> [detail]"
 #   hack/leftovers.sh remove FILE   removes the items listed in FILE (output of `list`)
 # `npm test` lists before and after the run, so it reports and removes only what the run itself left
@@ -19,7 +20,7 @@ list() {
   done < <(ps -eo pid=,args= 2>/dev/null)
   ip netns list 2>/dev/null | awk '$1 ~ /^ats-/ {print "netns " $1}'
   ip -o link show 2>/dev/null | awk -F': ' '{split($2, n, "@"); if (n[1] ~ /^ats/) print "link " n[1]}'
-  for dir in /tmp/antrea-ts-*; do
+  for dir in /tmp/antrea-ts-* /dev/shm/antrea-ts-*; do
     [[ -e "$dir" ]] && echo "dir $dir"
   done
   return 0
