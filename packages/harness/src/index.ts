@@ -1,3 +1,14 @@
+export {
+  BenchReport,
+  type BenchReportOptions,
+  type BenchRow,
+  type BenchTableFormat,
+  formatBenchMatrix,
+  formatBenchTable,
+  formatBenchValue,
+  roundBenchValue,
+} from './bench-report.js';
+export { percentile } from './bench-report-stats.js';
 export { HarnessError, type HarnessErrorCode } from './errors.js';
 export { inNetns, type PollOptions, poll, type RunOptions, run, tryRun, waitFor } from './exec.js';
 export { type ExtensionServerSetup, startExtensionServerSetup } from './extension-server-setup.js';

@@ -12,7 +12,7 @@
 // --json prints one line per measurement: {"bench","case","metric","value","unit"}.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort, installCrds, startKube } from '@antrea-ts/harness';
+import { BenchReport, freePort, installCrds, startKube } from '@antrea-ts/harness';
 import {
   CcpAdapter,
   KubeCrdClient,
@@ -25,7 +25,7 @@ import {
   translateFeed,
 } from '@antrea-ts/nsx-adapter';
 import { generateClientCertificate, memoryPersistence, NsxSimServer, SimStore } from '@antrea-ts/nsx-sim';
-import { BenchReport, benchArgs, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
+import { benchArgs, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 

@@ -13,8 +13,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BenchReport, percentile } from '@antrea-ts/harness';
 import { buildNsxSimApp, generateClientCertificate, memoryPersistence, SimStore } from '@antrea-ts/nsx-sim';
-import { BenchReport, benchArgs, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
+import { benchArgs, policyWorkload } from '@antrea-ts/nsx-sim/benchmark';
 import { pino } from 'pino';
 
 const args = benchArgs(process.argv.slice(2));
@@ -31,7 +32,7 @@ const FEED = `/rpc/v1/clusters/${CLUSTER}/policy-feed`;
 
 const report = new BenchReport('nsx-sim-feed', args.json);
 const record = report.record.bind(report);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const median = (xs: number[]) => percentile(xs, 50);
 
 /** Wall time and this process's CPU time (user + system; steadier on a busy machine), in ms. */
 interface Sample {

@@ -1,3 +1,2 @@
 export * from './args.js';
-export * from './report.js';
 export * from './workload.js';
