@@ -10,9 +10,10 @@
 //   tsc -b test && node dist/test/agent-policy/bench-enforce.js [--json] [--changes 50]
 //     [--kinds k8s-np,acnp] [--interval-ms 5] [--timeout-ms 200] [--confirm-ms 300]
 import { readFile } from 'node:fs/promises';
+import { BenchReport, formatBenchMatrix, percentile } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { changePhases, parseRealizations } from './enforce-breakdown.js';
-import { percentile, type Want } from './enforce-detect.js';
+import type { Want } from './enforce-detect.js';
 import { ProbeStream } from './enforce-probe-stream.js';
 import {
   type ChangeOutcome,
@@ -52,39 +53,24 @@ const rows: Row[] = [];
 const DIRECTION: Record<Want, string> = { allow: 'deny->allow', deny: 'allow->deny' };
 
 function stats(table: string, c: string, label: string, values: number[]): void {
-  for (const [metric, v] of [
-    [`${label} p50`, percentile(values, 50)],
-    [`${label} p99`, percentile(values, 99)],
-    [`${label} max`, values.length ? Math.max(...values) : Number.NaN],
+  for (const [name, p] of [
+    ['p50', 50],
+    ['p99', 99],
+    ['max', 100],
   ] as const) {
-    rows.push({ table, case: c, metric, value: Math.round(v * 10) / 10, unit: 'ms' });
+    rows.push({ table, case: c, metric: `${label} ${name}`, value: percentile(values, p), unit: 'ms' });
   }
 }
 
-/** Text: one table per `table`, a line per case and a column per metric; --json: a line per value. */
+/**
+ * Text: one table per `table`, a line per case and a column per metric; --json: a line per value
+ * (grouped by table).
+ */
 function print(): void {
-  if (json) {
-    for (const r of rows) {
-      const { table: _, ...line } = r;
-      process.stdout.write(`${JSON.stringify({ bench: 'enforce', ...line })}\n`);
-    }
-    return;
-  }
   for (const table of new Set(rows.map((r) => r.table))) {
-    const mine = rows.filter((r) => r.table === table);
-    const metrics = [...new Set(mine.map((r) => r.metric))];
-    const cases = [...new Set(mine.map((r) => r.case))];
-    const width = Math.max(...metrics.map((m) => m.length), 7) + 1;
-    process.stdout.write(
-      `\n${table}\n${'case'.padEnd(36)}${metrics.map((m) => m.padStart(width)).join('')}\n`,
-    );
-    for (const c of cases) {
-      const cells = metrics.map((m) => {
-        const r = mine.find((x) => x.case === c && x.metric === m);
-        return String(r ? r.value : '').padStart(width);
-      });
-      process.stdout.write(`${c.padEnd(36)}${cells.join('')}\n`);
-    }
+    const report = new BenchReport('enforce', json, { table: formatBenchMatrix });
+    for (const r of rows) if (r.table === table) report.record(r.case, r.metric, r.value, r.unit);
+    report.finish(`\n${table}`);
   }
 }
 
@@ -117,12 +103,11 @@ async function main(): Promise<void> {
         await waitSettled(stream, n, MEASURE, 'allow');
       }
       for (const [t, server] of pods.servers.entries()) {
-        const interval = Math.round(stream.meanIntervalMs(t) * 10) / 10;
         rows.push({
           table: 'prober',
           case: server.placement,
           metric: 'mean interval',
-          value: interval,
+          value: stream.meanIntervalMs(t),
           unit: 'ms',
         });
       }
@@ -197,7 +182,7 @@ async function main(): Promise<void> {
                 table: ptable,
                 case: c,
                 metric: `${key} p${q}`,
-                value: Math.round(percentile(v, q)),
+                value: percentile(v, q),
                 unit: 'ms',
               });
             }

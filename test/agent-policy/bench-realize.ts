@@ -4,6 +4,7 @@
 // lab names (lab14-*). Needs root, OVS and the kube binaries, like the integration tests.
 //   tsc -b test && node dist/test/agent-policy/bench-realize.js [--json] [--peers 5000,10000,15000]
 import { intervalsToCidrs } from '@antrea-ts/agent';
+import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { benchMain, brIntOfctl, labOptions } from './lab-run.js';
@@ -14,14 +15,7 @@ const peersAt = argv.indexOf('--peers');
 const SIZES = (peersAt >= 0 ? argv[peersAt + 1]! : '5000,10000,15000').split(',').map(Number);
 const options = labOptions(14, '/var/run/antrea-ts-lab-bench-14', pino({ level: 'silent' }));
 
-function report(c: string, metric: string, value: number, unit: string): void {
-  const v = Math.round(value * 100) / 100;
-  process.stdout.write(
-    json
-      ? `${JSON.stringify({ bench: 'realize', case: c, metric, value: v, unit })}\n`
-      : `${c.padEnd(24)} ${metric.padEnd(22)} ${String(v).padStart(10)} ${unit}\n`,
-  );
-}
+const report = new BenchReport('realize', json);
 
 /** Deterministic random /32s outside the lab's ranges (xorshift; the same peers every run). */
 function peers(n: number, seed: number): string[] {
@@ -81,14 +75,15 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 20));
       }
       const ms = performance.now() - started;
-      report(`${n} ipBlock peers`, 'create-to-flows', ms, 'ms');
-      report(`${n} ipBlock peers`, 'IngressRule flows', got - base, 'flows');
+      report.record(`${n} ipBlock peers`, 'create-to-flows', ms, 'ms');
+      report.record(`${n} ipBlock peers`, 'IngressRule flows', got - base, 'flows');
       await lab.kubectl(['delete', 'networkpolicy', '-n', 'bench', `peers-${n}`]);
       for (let i = 0; i < 600 && (await flowCount(lab, node, INGRESS_RULE)) > base; i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
     }
   } finally {
+    report.finish();
     await lab.down();
   }
 }

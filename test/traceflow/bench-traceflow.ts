@@ -4,6 +4,7 @@
 // not run both at once). Needs root, OVS and the kube binaries, like the integration tests.
 //   tsc -b test && node dist/test/traceflow/bench-traceflow.js [--json] [--runs 10]
 import type { Traceflow } from '@antrea-ts/apis';
+import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -17,16 +18,7 @@ const options = labOptions(20, '/var/run/antrea-ts-lab-bench-20', pino({ level: 
 const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
 const POLL_MS = 20;
 
-function report(c: string, metric: string, value: number, unit: string): void {
-  const v = Math.round(value * 10) / 10;
-  process.stdout.write(
-    json
-      ? `${JSON.stringify({ bench: 'traceflow', case: c, metric, value: v, unit })}\n`
-      : `${c.padEnd(12)} ${metric.padEnd(16)} ${String(v).padStart(8)} ${unit}\n`,
-  );
-}
-
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.ceil(q * xs.length) - 1]!;
+const report = new BenchReport('traceflow', json);
 
 /** One Traceflow: ms until Running and until Succeeded (throws if it fails). */
 async function once(api: CustomObjectsApi, name: string, dst: string): Promise<[number, number]> {
@@ -80,12 +72,16 @@ async function main(): Promise<void> {
         running.push(r);
         done.push(d);
       }
-      report(c, 'running p50', quantile(running, 0.5), 'ms');
-      report(c, 'succeeded p50', quantile(done, 0.5), 'ms');
-      report(c, 'succeeded p95', quantile(done, 0.95), 'ms');
-      report(c, 'succeeded max', Math.max(...done), 'ms');
+      report.recordPercentiles(c, running, { 'running p50': 50 }, 'ms');
+      report.recordPercentiles(
+        c,
+        done,
+        { 'succeeded p50': 50, 'succeeded p95': 95, 'succeeded max': 100 },
+        'ms',
+      );
     }
   } finally {
+    report.finish();
     await Lab.down(options);
   }
 }

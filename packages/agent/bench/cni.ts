@@ -17,6 +17,7 @@ import {
 } from '@antrea-ts/agent';
 import { socketAgentConnector } from '@antrea-ts/cni';
 import {
+  BenchReport,
   createNetns,
   createNetnsNode,
   createUnderlay,
@@ -27,6 +28,7 @@ import {
   makeTempDir,
   type Netns,
   type NetnsNode,
+  percentile,
   startKube,
   type TempDir,
   uniqueTag,
@@ -60,21 +62,8 @@ const PART = argv.includes('--part') ? argv[argv.indexOf('--part') + 1] : 'all';
 const logAt = argv.indexOf('--log-level');
 const logger = pino({ level: logAt >= 0 ? (argv[logAt + 1] ?? 'info') : 'silent' }, pino.destination(2));
 
-function report(c: string, metric: string, value: number, unit: string): void {
-  if (!json)
-    process.stdout.write(
-      `${c.padEnd(44)} ${metric.padEnd(26)} ${String(Math.round(value * 100) / 100).padStart(10)} ${unit}\n`,
-    );
-  if (json)
-    process.stdout.write(
-      `${JSON.stringify({ bench: 'cni', case: c, metric, value: Math.round(value * 100) / 100, unit })}\n`,
-    );
-}
-
-function quantile(samples: number[], p: number): number {
-  const s = [...samples].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
-}
+const bench = new BenchReport('cni', json);
+const report = bench.record.bind(bench);
 
 interface BenchNode {
   node: NetnsNode;
@@ -234,8 +223,7 @@ class Spawner {
 const spawner = new Spawner();
 
 function reportLatencies(c: string, lat: number[], total?: number): void {
-  report(c, 'p50', quantile(lat, 0.5), 'ms');
-  report(c, 'p99', quantile(lat, 0.99), 'ms');
+  bench.recordPercentiles(c, lat, { p50: 50, p99: 99 }, 'ms');
   if (total !== undefined) report(c, 'total', total, 'ms');
 }
 
@@ -413,13 +401,13 @@ async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
       }
     }
     for (const [name, mbps] of results) {
-      report(`iperf3-same-node-${name}`, 'throughput-median', quantile(mbps, 0.5), 'Mbit/s');
+      report(`iperf3-same-node-${name}`, 'throughput-median', percentile(mbps, 50), 'Mbit/s');
     }
     const pipes = results.get('pipeline')!;
     for (const ref of ['normal-bridge', 'normal-bridge-with-conntrack']) {
       const ratios = pipes.map((p, i) => p / results.get(ref)![i]!);
       const c = `iperf3-same-node-pipeline-to-${ref}`;
-      report(c, 'ratio-median', quantile(ratios, 0.5), 'x');
+      report(c, 'ratio-median', percentile(ratios, 50), 'x');
       report(c, 'ratio-min', Math.min(...ratios), 'x');
       report(c, 'ratio-max', Math.max(...ratios), 'x');
     }
@@ -443,6 +431,7 @@ async function main(): Promise<void> {
     }
     if (PART !== 'adds') await throughput(nodes[0]!, nodes[1]!);
   } finally {
+    bench.finish();
     spawner.stop();
     for (const n of nodes) await stopNode(n);
     await kube.stop();

@@ -20,6 +20,7 @@ import {
   WatchStream,
 } from '@antrea-ts/apiserver';
 import { FakeAccessReviewer, FakeTokenReviewer } from '@antrea-ts/apiserver/testing';
+import { BenchReport } from '@antrea-ts/harness';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 
@@ -32,11 +33,7 @@ const arg = (name: string, dflt: number) => {
 const WATCHERS = arg('watchers', 200);
 const EVENTS = arg('events', 500);
 
-function report(c: string, metric: string, value: number, unit: string): void {
-  if (json)
-    process.stdout.write(`${JSON.stringify({ bench: 'watch-fanout', case: c, metric, value, unit })}\n`);
-  else process.stdout.write(`${c.padEnd(28)} ${metric.padEnd(22)} ${value.toFixed(2)} ${unit}\n`);
-}
+const report = new BenchReport('watch-fanout', json);
 
 function policy(i: number): ApiObject {
   // About 1 KiB, the size of a small internal NetworkPolicy in JSON.
@@ -70,8 +67,8 @@ function inProcess(): void {
   }
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const c = `in-process w=${WATCHERS}`;
-  report(c, 'deliveries_per_second', (WATCHERS * EVENTS) / s, 'ops/s');
-  report(c, 'encodes', frames.stats.misses, 'count');
+  report.record(c, 'deliveries_per_second', (WATCHERS * EVENTS) / s, 'ops/s');
+  report.record(c, 'encodes', frames.stats.misses, 'count');
 }
 
 async function overTls(protocol: 'http1' | 'http2'): Promise<void> {
@@ -158,9 +155,9 @@ async function overTls(protocol: 'http1' | 'http2'): Promise<void> {
   await done;
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const c = `${protocol} w=${WATCHERS}`;
-  report(c, 'deliveries_per_second', target / s, 'ops/s');
-  report(c, 'throughput', bytes / s / 1e6, 'MB/s');
-  report(c, 'heap_growth', (process.memoryUsage().heapUsed - heapBefore) / 1e6, 'MB');
+  report.record(c, 'deliveries_per_second', target / s, 'ops/s');
+  report.record(c, 'throughput', bytes / s / 1e6, 'MB/s');
+  report.record(c, 'heap_growth', (process.memoryUsage().heapUsed - heapBefore) / 1e6, 'MB');
   for (const session of sessions) session.close();
   await server.stop();
 }
@@ -168,3 +165,4 @@ async function overTls(protocol: 'http1' | 'http2'): Promise<void> {
 inProcess();
 await overTls('http1');
 await overTls('http2');
+report.finish(`Watch fan-out, ${WATCHERS} watchers x ${EVENTS} events`);

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FakeCniAgent } from '@antrea-ts/cni/testing';
+import { BenchReport, formatBenchMatrix } from '@antrea-ts/harness';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const LAUNCHER = `${root}cmd/antrea-cni/antrea-cni`;
@@ -45,11 +46,8 @@ function once(c: Case): Promise<number> {
   });
 }
 
-function stats(samples: number[]): Record<string, number> {
-  const s = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { min: s[0]!, p50: q(0.5), p90: q(0.9), max: s[s.length - 1]! };
-}
+/** The spread reported per case: metric -> percentile of the samples. */
+const SPREAD = { wall_min: 0, wall_p50: 50, wall_p90: 90, wall_max: 100 };
 
 async function main(): Promise<void> {
   const agent = await FakeCniAgent.start();
@@ -88,27 +86,11 @@ async function main(): Promise<void> {
   } finally {
     await agent.stop();
   }
-  const rows = cases.map((c, k) => [c.name, stats(samples[k]!)] as const);
-  if (json) {
-    for (const [name, st] of rows) {
-      for (const [metric, value] of Object.entries(st)) {
-        process.stdout.write(
-          `${JSON.stringify({ bench: 'cni-startup', case: name, metric: `wall_${metric}`, value: Number(value.toFixed(2)), unit: 'ms' })}\n`,
-        );
-      }
-    }
-    return;
-  }
-  const w = Math.max(...rows.map(([n]) => n.length));
-  const lines = [
+  const report = new BenchReport('cni-startup', json, { table: formatBenchMatrix });
+  for (const [k, c] of cases.entries()) report.recordPercentiles(c.name, samples[k]!, SPREAD, 'ms');
+  report.finish(
     `antrea-cni cold start, ${RUNS} runs per case after ${WARMUP} warm-up (wall ms, spawn to exit)`,
-    `${'case'.padEnd(w)}  ${['min', 'p50', 'p90', 'max'].map((h) => h.padStart(7)).join('')}`,
-    ...rows.map(
-      ([n, st]) =>
-        `${n.padEnd(w)}  ${[st.min, st.p50, st.p90, st.max].map((v) => v!.toFixed(1).padStart(7)).join('')}`,
-    ),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  );
 }
 
 await main();

@@ -4,10 +4,10 @@
 //
 //   node packages/controller/bench/dist/scale.js [--json] [--case NAME] [--seed N] [--repeat N]
 //                                                [--v8-defaults]
-/* biome-ignore-all lint/suspicious/noConsole: a benchmark prints its results */
 import { fork } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { BenchReport, type BenchRow, percentile } from '@antrea-ts/harness';
 import {
   type InternalAddressGroup,
   type InternalAppliedToGroup,
@@ -16,14 +16,6 @@ import {
   RamStore,
 } from '#controller';
 import { ANTREA_REFERENCE, Rand, WORKLOADS } from './workloads.js';
-
-interface Measurement {
-  bench: string;
-  case: string;
-  metric: string;
-  value: number;
-  unit: string;
-}
 
 const MB = 1024 * 1024;
 
@@ -35,19 +27,14 @@ function gc(): void {
   }
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function runCase(name: string, seed: number): Promise<Measurement[]> {
+async function runCase(name: string, seed: number): Promise<BenchRow[]> {
   const gcPauses: { start: number; duration: number }[] = [];
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, duration: e.duration });
   });
   obs.observe({ entryTypes: ['gc'] });
-  const out: Measurement[] = [];
-  const m = (metric: string, value: number, unit: string) =>
-    out.push({ bench: 'controller', case: name, metric, value: Math.round(value * 1000) / 1000, unit });
+  const out: BenchRow[] = [];
+  const m = (metric: string, value: number, unit: string) => out.push({ case: name, metric, value, unit });
 
   const rand = new Rand(seed);
   const w = WORKLOADS[name]!(rand);
@@ -154,7 +141,6 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
       lat.push(performance.now() - s);
       ees[k] = updated;
     }
-    lat.sort((a, b) => a - b);
     m('ee_relabel_latency_p50', percentile(lat, 50), 'ms');
     m('ee_relabel_latency_p99', percentile(lat, 99), 'ms');
   }
@@ -173,10 +159,9 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
       lat.push(performance.now() - s);
       w.pods[(i * 7919) % w.pods.length] = updated;
     }
-    lat.sort((a, b) => a - b);
     m('relabel_latency_p50', percentile(lat, 50), 'ms');
     m('relabel_latency_p99', percentile(lat, 99), 'ms');
-    m('relabel_latency_max', lat[lat.length - 1]!, 'ms');
+    m('relabel_latency_max', percentile(lat, 100), 'ms');
 
     // A policy created in, then deleted from, one Namespace of the big world.
     const create: number[] = [];
@@ -200,8 +185,6 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
       engine.flush();
       remove.push(performance.now() - s);
     }
-    create.sort((a, b) => a - b);
-    remove.sort((a, b) => a - b);
     m('policy_create_latency_p50', percentile(create, 50), 'ms');
     m('policy_create_latency_p99', percentile(create, 99), 'ms');
     m('policy_delete_latency_p50', percentile(remove, 50), 'ms');
@@ -219,14 +202,13 @@ async function runCase(name: string, seed: number): Promise<Measurement[]> {
       engine.flush();
       lat.push(performance.now() - s);
     }
-    lat.sort((a, b) => a - b);
     m('ns_relabel_latency_p50', percentile(lat, 50), 'ms');
     m('ns_relabel_latency_p99', percentile(lat, 99), 'ms');
   }
   return out;
 }
 
-function table(rows: Measurement[]): string {
+function table(rows: readonly BenchRow[]): string {
   const cases = [...new Set(rows.map((r) => r.case))];
   const get = (c: string, metric: string) => rows.find((r) => r.case === c && r.metric === metric)?.value;
   const fmt = (v: number | undefined, digits = 2) => (v === undefined ? '-' : v.toFixed(digits));
@@ -312,12 +294,15 @@ async function main(): Promise<void> {
   if (childArg >= 0) {
     const rows = await runCase(args[childArg + 1]!, seed);
     if (process.send) process.send(rows);
-    else for (const r of rows) console.log(JSON.stringify(r));
+    else {
+      const report = new BenchReport('controller', true);
+      for (const r of rows) report.record(r.case, r.metric, r.value, r.unit);
+    }
     return;
   }
   const caseArg = args.indexOf('--case');
   const cases = caseArg >= 0 ? [args[caseArg + 1]!] : Object.keys(WORKLOADS);
-  const all: Measurement[] = [];
+  const report = new BenchReport('controller', json, { table: (rows) => `${table(rows)}\n` });
   // The controller is meant to run with a 32 MB young generation (NODE_OPTIONS in its image): the
   // computation keeps nearly everything it allocates, and a bigger semi-space halves the GC time
   // spent promoting it. --v8-defaults measures with V8's default instead.
@@ -327,26 +312,25 @@ async function main(): Promise<void> {
   const repeat = repeatArg >= 0 ? Math.max(1, Number(args[repeatArg + 1])) : 1;
   for (const c of cases) {
     if (!WORKLOADS[c]) throw new Error(`unknown case ${c}; known: ${Object.keys(WORKLOADS).join(', ')}`);
-    let best: Measurement[] | undefined;
+    let best: BenchRow[] | undefined;
     for (let i = 0; i < repeat; i++) {
-      const rows = await new Promise<Measurement[]>((resolve, reject) => {
+      const rows = await new Promise<BenchRow[]>((resolve, reject) => {
         const child = fork(fileURLToPath(import.meta.url), ['--child', c, '--seed', String(seed)], {
           execArgv: ['--expose-gc', '--max-old-space-size=8192', ...semiSpace],
         });
-        let got: Measurement[] | undefined;
+        let got: BenchRow[] | undefined;
         child.on('message', (msg) => {
-          got = msg as Measurement[];
+          got = msg as BenchRow[];
         });
         child.on('error', reject);
         child.on('exit', (code) => (got ? resolve(got) : reject(new Error(`case ${c} exited with ${code}`))));
       });
-      const wall = (r: Measurement[]) => r.find((x) => x.metric === 'wall_time')!.value;
+      const wall = (r: BenchRow[]) => r.find((x) => x.metric === 'wall_time')!.value;
       if (!best || wall(rows) < wall(best)) best = rows;
     }
-    if (json) for (const r of best!) console.log(JSON.stringify(r));
-    all.push(...best!);
+    for (const r of best!) report.record(r.case, r.metric, r.value, r.unit);
   }
-  if (!json) console.log(table(all));
+  report.finish();
 }
 
 await main();

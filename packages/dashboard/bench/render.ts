@@ -5,15 +5,8 @@
 //   node packages/dashboard/bench/dist/render.js [--json] [--repeat N]
 import type { AntreaAgentInfo, ClusterNetworkPolicy } from '@antrea-ts/apis';
 import { type ClusterReader, Dashboard, type DashboardControllerView } from '@antrea-ts/dashboard';
+import { BenchReport, formatBenchMatrix } from '@antrea-ts/harness';
 import { pino } from 'pino';
-
-interface Row {
-  bench: string;
-  case: string;
-  metric: string;
-  value: number;
-  unit: string;
-}
 
 function cluster(
   agents: number,
@@ -91,7 +84,7 @@ async function main(): Promise<void> {
   const json = args.includes('--json');
   const r = args.indexOf('--repeat');
   const repeat = r >= 0 ? Number(args[r + 1]) : 5;
-  const rows: Row[] = [];
+  const report = new BenchReport('dashboard', json, { table: formatBenchMatrix });
   for (const c of CASES) {
     const { reader, controller } = cluster(c.agents, c.policies);
     const dashboard = new Dashboard(
@@ -112,32 +105,13 @@ async function main(): Promise<void> {
         if (res.statusCode !== 200) throw new Error(`${url}: HTTP ${res.statusCode}`);
         bytes = res.rawPayload.length;
       }
-      times.sort((a, b) => a - b);
       const name = `${page}: ${c.name}`;
-      rows.push({
-        bench: 'dashboard',
-        case: name,
-        metric: 'median',
-        value: +times[times.length >> 1]!.toFixed(1),
-        unit: 'ms',
-      });
-      rows.push({
-        bench: 'dashboard',
-        case: name,
-        metric: 'page',
-        value: Math.round(bytes / 1024),
-        unit: 'KiB',
-      });
+      report.recordPercentiles(name, times, { median: 50 }, 'ms');
+      report.record(name, 'page', Math.round(bytes / 1024), 'KiB');
     }
     await dashboard.app.close();
   }
-  if (json) for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
-  else {
-    process.stdout.write('| case | median | page size |\n|---|---|---|\n');
-    for (let i = 0; i < rows.length; i += 2) {
-      process.stdout.write(`| ${rows[i]!.case} | ${rows[i]!.value} ms | ${rows[i + 1]!.value} KiB |\n`);
-    }
-  }
+  report.finish(`Dashboard page build through fastify inject, median of ${repeat} after a warm-up`);
 }
 
 await main();

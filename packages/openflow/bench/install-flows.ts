@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startPodBed } from '@antrea-ts/harness';
+import { BenchReport, formatBenchMatrix, percentile, startPodBed } from '@antrea-ts/harness';
 import { buildMatch, type Flow, formatFlow, load, OpenFlowBridge } from '@antrea-ts/openflow';
 import pino from 'pino';
 
@@ -75,10 +75,6 @@ interface Result {
   flows: number;
 }
 
-function out(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
 async function main(): Promise<void> {
   const logger = pino({ level: 'silent' });
   const flows = policyFlows(TOTAL);
@@ -138,10 +134,8 @@ async function main(): Promise<void> {
           throw new Error(`${name}: expected ${unique.length} flows installed, found ${n}`);
       }
     }
-    for (const [name, times] of runs) {
-      times.sort((a, b) => a - b);
-      results.push({ name, seconds: times[Math.floor(times.length / 2)]!, flows: unique.length });
-    }
+    for (const [name, times] of runs)
+      results.push({ name, seconds: percentile(times, 50), flows: unique.length });
     // Reading the table back: flow stats through our client vs ovs-ofctl dump-flows (text).
     const dumps: Array<[string, () => Promise<number>]> = [
       ['dump: antrea-ts dumpFlows', async () => (await bridge.dumpFlows()).length],
@@ -160,10 +154,8 @@ async function main(): Promise<void> {
         if (n < unique.length) throw new Error(`${name}: read ${n} flows, expected ${unique.length}`);
       }
     }
-    for (const [name, times] of dumpRuns) {
-      times.sort((a, b) => a - b);
-      dumpResults.push({ name, seconds: times[Math.floor(times.length / 2)]!, flows: unique.length });
-    }
+    for (const [name, times] of dumpRuns)
+      dumpResults.push({ name, seconds: percentile(times, 50), flows: unique.length });
     await bridge.stop();
   } finally {
     await bed.stop();
@@ -172,49 +164,15 @@ async function main(): Promise<void> {
   const rate = (r: Result): number => r.flows / r.seconds;
   const baselineOf = (r: Result): Result =>
     (r.name.startsWith('dump') ? dumpResults : results).find((x) => x.name.includes('ovs-ofctl'))!;
-  if (json) {
-    for (const r of [...results, ...dumpResults]) {
-      const baseline = baselineOf(r);
-      out(
-        JSON.stringify({
-          bench: 'openflow-install-flows',
-          case: r.name,
-          metric: 'flows_per_sec',
-          value: Math.round(rate(r)),
-          unit: 'flows/s',
-        }),
-      );
-      out(
-        JSON.stringify({
-          bench: 'openflow-install-flows',
-          case: r.name,
-          metric: 'seconds',
-          value: Number(r.seconds.toFixed(3)),
-          unit: 's',
-        }),
-      );
-      out(
-        JSON.stringify({
-          bench: 'openflow-install-flows',
-          case: r.name,
-          metric: 'ratio_vs_ovs_ofctl',
-          value: Number((rate(r) / rate(baseline)).toFixed(3)),
-          unit: 'x',
-        }),
-      );
-    }
-    return;
+  const report = new BenchReport('openflow-install-flows', json, { table: formatBenchMatrix });
+  for (const r of [...results, ...dumpResults]) {
+    report.record(r.name, 'flows_per_sec', Math.round(rate(r)), 'flows/s');
+    report.record(r.name, 'seconds', r.seconds, 's');
+    report.record(r.name, 'ratio_vs_ovs_ofctl', rate(r) / rate(baselineOf(r)), 'x');
   }
-  out(
+  report.finish(
     `${unique.length} conjunctive policy flows (100 per rule), real ovs-vswitchd (userspace), OpenFlow 1.5, median of ${REPEATS}`,
   );
-  out('case                            seconds    flows/s    vs ovs-ofctl');
-  for (const r of [...results, ...dumpResults]) {
-    const baseline = baselineOf(r);
-    out(
-      `${r.name.padEnd(32)}${r.seconds.toFixed(2).padStart(7)}${Math.round(rate(r)).toString().padStart(11)}${(rate(r) / rate(baseline)).toFixed(2).padStart(14)}x`,
-    );
-  }
 }
 
 main().then(

@@ -6,7 +6,7 @@
 //   delete-port      removal from the bridge
 //   npm run bench:port-add -w @antrea-ts/ovsdb [-- --json] [-- --runs N]
 // --json prints one line per measurement: {"bench","case","metric","value","unit"}.
-import { createNetns, startOvs, uniqueTag } from '@antrea-ts/harness';
+import { BenchReport, createNetns, formatBenchMatrix, startOvs, uniqueTag } from '@antrea-ts/harness';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { pino } from 'pino';
 
@@ -19,11 +19,8 @@ const BRIDGE = 'br-bench';
 
 const logger = pino({ level: 'silent' });
 
-function stats(samples: number[]): Record<string, number> {
-  const s = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { min: s[0]!, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: s[s.length - 1]! };
-}
+/** The spread reported per case: metric -> percentile of the samples. */
+const SPREAD = { min: 0, p50: 50, p90: 90, p99: 99, max: 100 };
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const t0 = process.hrtime.bigint();
@@ -71,26 +68,9 @@ async function main(): Promise<void> {
       }
     }
 
-    if (json) {
-      for (const [name, s] of Object.entries(samples)) {
-        for (const [metric, value] of Object.entries(stats(s))) {
-          process.stdout.write(
-            `${JSON.stringify({ bench: 'ovsdb-port-add', case: name, metric, value: Number(value.toFixed(3)), unit: 'ms' })}\n`,
-          );
-        }
-      }
-    } else {
-      const rows = Object.entries(samples).map(([name, s]) => [
-        name,
-        ...Object.values(stats(s)).map((v) => v.toFixed(2)),
-      ]);
-      const header = ['case', 'min', 'p50', 'p90', 'p99', 'max'];
-      const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-      const line = (r: string[]) =>
-        r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join('  ');
-      process.stdout.write(`OVSDB port-add round trip, ${RUNS} runs (+${WARMUP} warm-up), milliseconds\n`);
-      process.stdout.write(`${line(header)}\n${rows.map(line).join('\n')}\n`);
-    }
+    const report = new BenchReport('ovsdb-port-add', json, { table: formatBenchMatrix });
+    for (const [name, s] of Object.entries(samples)) report.recordPercentiles(name, s, SPREAD, 'ms');
+    report.finish(`OVSDB port-add round trip, ${RUNS} runs (+${WARMUP} warm-up), milliseconds`);
   } finally {
     await client.stop();
     await ovs.stop();
