@@ -56,9 +56,5 @@ export function detectTransition(
   return { enforcedAt: first.start, stray };
 }
 
-/** Nearest-rank percentile of `values` (p in 0..100); NaN when empty. */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+/** The benches' one nearest-rank percentile (kept here for this module's callers and test). */
+export { percentile } from '@antrea-ts/harness';
