@@ -16,6 +16,7 @@ import {
   ShellCommandRunner,
 } from '@antrea-ts/agent';
 import { LogRing } from '@antrea-ts/apis';
+import { KubeAccessReviewer, KubeTokenReviewer } from '@antrea-ts/apiserver';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -91,6 +92,11 @@ async function main(): Promise<number> {
     pluginRunner: runner,
     nodes: new InformerNodeSource(kubeConfig, logger),
     agentInfoWriter: new KubeAgentInfoWriter(kubeConfig),
+    // Callers of the agent API are checked by kube-apiserver, as Antrea's delegating authn/authz.
+    apiReviewers: {
+      tokenReviewer: new KubeTokenReviewer(kubeConfig),
+      accessReviewer: new KubeAccessReviewer(kubeConfig),
+    },
     randomBytes,
     netnsExists: netnsPathExists,
     ...(policyConnection ? { policyConnection } : {}),

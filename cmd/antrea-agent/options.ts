@@ -76,6 +76,11 @@ export function loadOptions(
     // share the host's filesystem, so the agent writes nothing outside its own paths by default.
     .option('--cni-conf-dir <dir>', 'install 10-antrea.conflist there once serving (e.g. /etc/cni/net.d)')
     .option('--api-port <port>', 'agent API port', port)
+    .option('--api-bind-address <address>', 'address the agent API listens on (default 0.0.0.0)')
+    .option(
+      '--api-token-file <path>',
+      'loopback token file for antctl on this Node (default /var/run/antrea/apiserver/loopback-client-token)',
+    )
     .option(
       '--policy-audit-log-dir <dir>',
       'directory of np.log (rules with enableLogging)',
@@ -106,6 +111,8 @@ export function loadOptions(
     hostLocalDataDir?: string;
     cniConfDir?: string;
     apiPort?: number;
+    apiBindAddress?: string;
+    apiTokenFile?: string;
     policyAuditLogDir: string;
     bundleLogDir: string[];
     logLevel: AgentOptions['logLevel'];
@@ -133,6 +140,8 @@ export function loadOptions(
   set('defaultMtu', file.defaultMTU);
   set('snat', file.noSNAT === undefined ? undefined : !file.noSNAT);
   set('apiPort', pick(o.apiPort, file.apiPort));
+  set('apiBindAddress', o.apiBindAddress);
+  set('apiLoopbackTokenPath', o.apiTokenFile);
   set('cniSocket', pick(o.cniSocket, file.cniSocket));
   set('cniBinDir', pick(o.cniBinDir, file.cniBinDir));
   set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));

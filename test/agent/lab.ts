@@ -16,6 +16,7 @@ import {
   ShellCommandRunner,
   type TrafficEncapMode,
 } from '@antrea-ts/agent';
+import { KubeAccessReviewer, KubeTokenReviewer } from '@antrea-ts/apiserver';
 import {
   createNetns,
   createNetnsNode,
@@ -111,6 +112,8 @@ export async function createLabNode(options: {
     trafficEncapMode: options.encapMode ?? 'encap',
     cniSocket: join(dir.path, 'cni.sock'),
     apiPort,
+    // In-process agents share the host's files: each its own loopback token.
+    apiLoopbackTokenPath: join(dir.path, 'loopback-client-token'),
     cniBinDir: CNI_BIN_DIR,
     hostLocalDataDir: join(dir.path, 'ipam'),
     ...options.config,
@@ -153,6 +156,10 @@ export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger):
     pluginRunner,
     nodes,
     agentInfoWriter: new KubeAgentInfoWriter(kube.kubeConfig),
+    apiReviewers: {
+      tokenReviewer: new KubeTokenReviewer(kube.kubeConfig),
+      accessReviewer: new KubeAccessReviewer(kube.kubeConfig),
+    },
     randomBytes,
     netnsExists: netnsPathExists,
   });

@@ -1,7 +1,9 @@
+import { readFileSync, statSync } from 'node:fs';
 import { type KubeCluster, waitFor } from '@antrea-ts/harness';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentApiGet, caFromAgentInfo } from './agent-api-client.js';
 import { addPod, createNodeObject, type Lab, type LabNode, type LabPod, ping, startLab } from './lab.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
@@ -47,15 +49,26 @@ describe('Node route controller and agent API (Encap)', () => {
     expect(await n.node.netns.exec(['ip', 'route', 'show', '10.40.9.0/24'])).toBe('');
   });
 
-  it('serves podinterfaces, ovsflows, agentinfo, health and metrics', async () => {
+  it('serves podinterfaces, ovsflows, agentinfo, health and metrics over HTTPS to the loopback token', async () => {
     const n = nodes[0]!;
     const base = n.agent!.apiAddress!;
-    const get = async (path: string) => {
-      const r = await fetch(`${base}${path}`);
-      return { status: r.status, text: await r.text() };
-    };
-    expect((await get('/livez')).status).toBe(200);
-    expect((await get('/readyz')).status).toBe(200);
+    expect(base).toMatch(/^https:\/\//);
+    // The token antctl in the agent Pod reads (0600), and the CA the agent publishes.
+    const tokenFile = n.config.apiLoopbackTokenPath;
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8');
+    const published = (await kube.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({
+      group: 'crd.antrea.io',
+      version: 'v1beta1',
+      plural: 'antreaagentinfos',
+      name: n.name,
+    })) as { apiCABundle?: string };
+    const ca = caFromAgentInfo(published);
+    const get = (path: string) => agentApiGet(base, path, { token, ca });
+    expect(await agentApiGet(base, '/livez', { ca })).toEqual({ status: 200, text: 'ok' });
+    expect((await agentApiGet(base, '/readyz', { ca })).status).toBe(200);
+    expect((await agentApiGet(base, '/podinterfaces', { ca })).status).toBe(401);
+    expect((await agentApiGet(base, '/podinterfaces', { ca, token: `${token}x` })).status).toBe(401);
     const podIfs = JSON.parse((await get('/podinterfaces')).text) as Array<Record<string, unknown>>;
     expect(podIfs).toEqual([
       expect.objectContaining({ name: 'a1', podNamespace: 'default', ips: [pods[0]!.ip] }),

@@ -1,13 +1,20 @@
-// antctl in agent mode against the Antrea-TS agent's real REST API (fastify, built by
+// antctl in agent mode against the Antrea-TS agent's real REST API (fastify over HTTPS, built by
 // @antrea-ts/agent's buildRestApi) fed by an in-memory source: proves the paths, query parameters
-// and response shapes antctl and the agent agree on.
+// and response shapes antctl and the agent agree on, and that antctl authenticates with the
+// agent's loopback token.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type AgentApiSource,
   AgentMetrics,
+  agentApiCertificates,
   buildRestApi,
   Pipeline,
   type PodInterface,
+  writeLoopbackToken,
 } from '@antrea-ts/agent';
 import { AGENT_INFO } from '@antrea-ts/antctl/testing';
 import type { FlowStatsRequest } from '@antrea-ts/openflow';
@@ -15,7 +22,13 @@ import { SAMPLE_FLOWS } from '@antrea-ts/openflow/testing';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { antctl } from './helpers.js';
+import { antctl as antctlAnonymous } from './helpers.js';
+
+const tokenDir = mkdtempSync(join(tmpdir(), 'antctl-agent-mode-'));
+const tokenFile = join(tokenDir, 'loopback-client-token');
+/** antctl as inside the agent Pod: with the agent's loopback token. */
+const antctl = (argv: string[], env: Record<string, string> = {}) =>
+  antctlAnonymous(argv, { ANTCTL_AGENT_TOKEN_FILE: tokenFile, ...env });
 
 const pod = (name: string, ns: string, ip: string, ofport: number): PodInterface =>
   ({
@@ -54,13 +67,25 @@ describe('antctl agent mode against the agent REST API', () => {
       metrics: new AgentMetrics(),
       refreshMetrics: () => {},
     };
-    app = buildRestApi(source, pino({ level: 'silent' }));
+    const logger = pino({ level: 'silent' });
+    const loopbackToken = await writeLoopbackToken(tokenFile, randomBytes);
+    app = buildRestApi(source, logger, {
+      certificates: agentApiCertificates(logger),
+      auth: { loopbackToken, logger },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    address = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    address = `https://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
 
   afterAll(async () => {
     await app?.close();
+    rmSync(tokenDir, { recursive: true, force: true });
+  });
+
+  it('without the loopback token the agent answers 401 and antctl says so', async () => {
+    const r = await antctlAnonymous(['--mode', 'agent', '--agent-address', address, 'get', 'podinterface']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/401|[Uu]nauthorized/);
   });
 
   it('get agentinfo, detected from POD_NAME', async () => {

@@ -11,7 +11,7 @@ import { type LabPodNetwork, LabProvider, type LabProviderOptions } from './lab-
 export interface LabCluster extends LabPodNetwork {
   readonly kubeconfigPath: string;
   readonly state: {
-    nodes: readonly { name: string; netns: string; apiPort: number }[];
+    nodes: readonly { name: string; netns: string; apiPort: number; apiTokenFile: string }[];
     pods: readonly { namespace: string; name: string; node: string }[];
     underlay: { hostIp: string };
     apiserver?: { server: string } | undefined;
@@ -79,9 +79,18 @@ export class LabClusterProvider extends LabProvider {
       });
     const n = this.lab.state.nodes.find((x) => x.name === target.node);
     if (!n) return Promise.reject(new E2eError('E2E_PROVIDER', `no Node ${target.node} in the lab`));
+    // With the Node agent's loopback token, as antctl in the agent Pod reads it.
     return run(
-      [node, this.antctlMain, '--mode', 'agent', '--agent-address', `http://127.0.0.1:${n.apiPort}`, ...args],
-      { netns: n.netns, timeoutMs: 60_000 },
+      [
+        node,
+        this.antctlMain,
+        '--mode',
+        'agent',
+        '--agent-address',
+        `https://127.0.0.1:${n.apiPort}`,
+        ...args,
+      ],
+      { netns: n.netns, timeoutMs: 60_000, env: { ...process.env, ANTCTL_AGENT_TOKEN_FILE: n.apiTokenFile } },
     );
   }
 

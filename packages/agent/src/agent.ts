@@ -10,9 +10,12 @@ import {
   buildAgentInfo,
 } from './agentinfo/agent-info.js';
 import { type AgentSupportBundleOptions, registerAgentExtensions } from './api/agent-extensions.js';
+import type { DelegatedAuthOptions } from './api/delegated-auth.js';
 import { LogLevelControl } from './api/log-level.js';
+import { writeLoopbackToken } from './api/loopback-token.js';
 import { AgentMetrics } from './api/metrics.js';
 import { buildRestApi } from './api/rest-server.js';
+import { agentApiCertificates, apiCaBundle } from './api/serving-certificate.js';
 import { CniPodAdapter } from './cniserver/cni-adapter.js';
 import { installCniConflist } from './cniserver/cni-conf.js';
 import { AGENT_CNI_VERSIONS } from './cniserver/cni-request.js';
@@ -83,6 +86,8 @@ export interface AgentDeps {
   readonly onCniCommand?: (command: string, seconds: number, ok: boolean) => void;
   /** Serve the REST API (default true). */
   readonly serveApi?: boolean;
+  /** TokenReview and SubjectAccessReview for API callers; none: only the loopback token is accepted. */
+  readonly apiReviewers?: Pick<DelegatedAuthOptions, 'tokenReviewer' | 'accessReviewer'>;
   /** How long to wait for the Node to get a podCIDR. */
   readonly nodeWaitMs?: number;
   /** antrea-controller's API; without it no NetworkPolicy is enforced. */
@@ -133,6 +138,7 @@ export class Agent {
   private routes: NodeRouteController | undefined;
   private cni: CniServer | undefined;
   private api: FastifyInstance | undefined;
+  private apiCerts: ReturnType<typeof agentApiCertificates> | undefined;
   private info: AgentInfoUpdater | undefined;
   private runtimeState: AgentRuntime | undefined;
   private isReady = false;
@@ -158,7 +164,10 @@ export class Agent {
 
   get apiAddress(): string | undefined {
     const addr = this.api?.server.address();
-    return addr && typeof addr === 'object' ? `http://${addr.address}:${addr.port}` : undefined;
+    if (!addr || typeof addr !== 'object') return undefined;
+    // Bound to every address: loopback is one of them.
+    const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
+    return `https://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
   }
 
   get flowCache(): FlowCache {
@@ -471,6 +480,12 @@ export class Agent {
 
     // 8. REST API and AntreaAgentInfo.
     if (deps.serveApi !== false) {
+      const certs = agentApiCertificates(this.log);
+      this.apiCerts = certs;
+      certs.start(signal);
+      // A rotation publishes the new CA at once rather than at the next heartbeat.
+      certs.onChange(() => void this.info?.update());
+      const loopbackToken = await writeLoopbackToken(config.apiLoopbackTokenPath, deps.randomBytes);
       this.api = buildRestApi(
         {
           pods: () => this.store.list(),
@@ -487,6 +502,7 @@ export class Agent {
           },
         },
         this.log,
+        { certificates: certs, auth: { ...deps.apiReviewers, loopbackToken, logger: this.log } },
       );
       registerAgentExtensions(this.api, {
         ...bundleSource,
@@ -529,6 +545,7 @@ export class Agent {
     await this.policy?.stop();
     await this.info?.stop();
     await this.api?.close();
+    this.apiCerts?.stop();
     await this.cni?.stop();
     await this.deps.nodes.stop();
     await this.routes?.idle();
@@ -552,6 +569,7 @@ export class Agent {
       ovsdbUp: this.deps.ovsdbConnected?.() ?? true,
       openflowUp: this.deps.sw.connected,
       apiPort: this.deps.config.apiPort,
+      ...(this.apiCerts ? { apiCaBundle: apiCaBundle(this.apiCerts.current()) } : {}),
       transportInterface: rt.transport.name,
       transportMtu: rt.transport.mtu,
       podMtu: rt.podMtu,

@@ -5,6 +5,7 @@ import {
   GATEWAY_PORT_NAME,
   TUNNEL_PORT_NAME,
 } from '@antrea-ts/apis';
+import { LOOPBACK_TOKEN_PATH } from './api/loopback-token.js';
 import { AgentError } from './errors.js';
 import { cidrContains, parseCidr } from './net/ipv4.js';
 
@@ -42,8 +43,11 @@ export interface AgentConfig {
   /** Pod interface MTU; 0 means derive from the transport interface minus tunnel overhead. */
   readonly defaultMtu: number;
   readonly cniSocket: string;
+  /** Where the HTTPS API listens; all addresses by default, as Antrea's agent. */
   readonly apiBindAddress: string;
   readonly apiPort: number;
+  /** The loopback token file for antctl inside the agent Pod (Antrea's path by default). */
+  readonly apiLoopbackTokenPath: string;
   /** Directory of CNI plugin binaries (host-local). */
   readonly cniBinDir: string;
   /** host-local's dataDir; undefined uses the plugin's default (/var/lib/cni/networks). */
@@ -69,8 +73,9 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   tunnelName: TUNNEL_PORT_NAME,
   defaultMtu: 0,
   cniSocket: CNI_SOCKET_PATH,
-  apiBindAddress: '127.0.0.1',
+  apiBindAddress: '0.0.0.0',
   apiPort: AGENT_API_PORT,
+  apiLoopbackTokenPath: LOOPBACK_TOKEN_PATH,
   cniBinDir: '/opt/cni/bin',
   hostLocalDataDir: undefined,
   snat: true,

@@ -13,8 +13,13 @@ export interface OutputSink {
 export interface AntctlDeps {
   readonly stdout: OutputSink;
   readonly stderr: OutputSink;
-  /** POD_NAME, KUBECONFIG, HOME: the only environment antctl looks at. */
-  readonly env: Readonly<{ POD_NAME?: string; KUBECONFIG?: string; HOME?: string }>;
+  /** POD_NAME, KUBECONFIG, HOME, ANTCTL_AGENT_TOKEN_FILE: the only environment antctl looks at. */
+  readonly env: Readonly<{
+    POD_NAME?: string;
+    KUBECONFIG?: string;
+    HOME?: string;
+    ANTCTL_AGENT_TOKEN_FILE?: string;
+  }>;
   /** Shown in usage and completion ("antctl", or "kubectl antctl" as a kubectl plugin). */
   readonly programName?: string;
   /** antctl's own version, printed by `antctl version`. */
@@ -59,6 +64,7 @@ export function runContext(deps: AntctlDeps, cmd: Command, extra: { insecure?: b
     homeDir: deps.env.HOME,
     server: globals.server,
     agentAddress: globals.agentAddress,
+    agentTokenFile: deps.env.ANTCTL_AGENT_TOKEN_FILE,
     insecure: extra.insecure,
     timeoutMs: globals.timeout ?? 0,
     fileExists: deps.fileExists,

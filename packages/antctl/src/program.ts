@@ -35,7 +35,7 @@ export function buildProgram(deps: AntctlDeps): Command {
         'agent',
       ]),
     )
-    .option('--agent-address <address>', 'agent API address in agent mode (default http://127.0.0.1:10350)')
+    .option('--agent-address <address>', 'agent API address in agent mode (default https://127.0.0.1:10350)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({

@@ -439,10 +439,15 @@ export class Lab {
   }
 
   async #agentReady(n: NodeRecord): Promise<boolean> {
-    // The agent API listens on the Node's loopback: ask from inside its netns (with node, which
-    // the lab needs anyway, rather than curl, which a fresh machine may lack).
-    const script = `fetch('http://127.0.0.1:${n.apiPort}/readyz', { signal: AbortSignal.timeout(2000) })
-      .then((r) => r.text()).then((t) => process.stdout.write(t), () => process.exit(1))`;
+    // Ask from inside the Node's netns as kubelet's probe does (with node, which the lab needs
+    // anyway, rather than curl, which a fresh machine may lack): HTTPS, /readyz needs no
+    // credentials, and like kubelet the probe does not verify the agent's self-signed certificate.
+    const script = `require('node:https')
+      .get('https://127.0.0.1:${n.apiPort}/readyz', { rejectUnauthorized: false, timeout: 2000 }, (r) => {
+        let t = ''; r.on('data', (d) => { t += d; }); r.on('end', () => process.stdout.write(t));
+      })
+      .on('timeout', function () { this.destroy(new Error('timeout')); })
+      .on('error', () => process.exit(1))`;
     const out = await run([process.execPath, '-e', script], { netns: n.netns }).catch(() => '');
     return out.trim() === 'ok';
   }

@@ -27,6 +27,7 @@ export function nodeRecord(layout: LabLayout, index: number): NodeRecord {
     cniBinDir: join(dir, 'cni', 'bin'),
     cniSocket: join(dir, 'cni.sock'),
     apiPort: AGENT_API_PORT,
+    apiTokenFile: join(dir, 'apiserver', 'loopback-client-token'),
   };
 }
 
@@ -140,6 +141,7 @@ export function startAgent(
       `--node-name=${node.name}`,
       `--ovs-run-dir=${node.ovsDir}`,
       `--policy-audit-log-dir=${join(dir, 'networkpolicy')}`,
+      `--api-token-file=${node.apiTokenFile}`,
     ],
   });
 }

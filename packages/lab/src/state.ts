@@ -28,6 +28,8 @@ export interface NodeRecord {
   cniBinDir: string;
   cniSocket: string;
   apiPort: number;
+  /** The agent's loopback token (Antrea's path is one per host; lab Nodes share the host's files). */
+  apiTokenFile: string;
 }
 
 export interface PodPort {

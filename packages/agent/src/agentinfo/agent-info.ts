@@ -18,6 +18,8 @@ export interface AgentSnapshot {
   readonly podMtu: number;
   readonly nodeIp: string;
   readonly transportPrefix: number;
+  /** The agent API's CA bundle, base64 PEM (AntreaAgentInfo.apiCABundle); none without an API. */
+  readonly apiCaBundle?: string;
 }
 
 export function buildAgentInfo(s: AgentSnapshot, now: Date): AntreaAgentInfo {
@@ -42,6 +44,7 @@ export function buildAgentInfo(s: AgentSnapshot, now: Date): AntreaAgentInfo {
       cond('OpenflowConnectionUp', s.openflowUp),
     ],
     apiPort: s.apiPort,
+    ...(s.apiCaBundle ? { apiCABundle: s.apiCaBundle } : {}),
     networkInfo: {
       transportInterface: s.transportInterface,
       transportInterfaceMTU: s.transportMtu,

@@ -1,8 +1,11 @@
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { CertificateSource } from '@antrea-ts/apiserver';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
 import type { Pipeline } from '../openflow/pipeline.js';
+import { type DelegatedAuthOptions, registerDelegatedAuth } from './delegated-auth.js';
 import type { AgentMetrics } from './metrics.js';
 import { type OvsFlowsSource, registerOvsFlowsRoute } from './ovsflows-route.js';
 
@@ -31,13 +34,38 @@ export function podInterfaceResponse(p: PodInterface): object {
   };
 }
 
-/** Builds (without listening) the agent's local HTTP API: antctl endpoints, health, metrics. */
-export function buildRestApi(src: AgentApiSource, logger: Logger): FastifyInstance {
+/** How the API is served: its certificate and who may call it. */
+export interface AgentApiSecurity {
+  readonly certificates: CertificateSource;
+  readonly auth: DelegatedAuthOptions;
+}
+
+/**
+ * Builds (without listening) the agent's HTTPS API: antctl endpoints, health, metrics, behind
+ * delegated authentication and authorization. The listener follows certificate rotations.
+ */
+export function buildRestApi(
+  src: AgentApiSource,
+  logger: Logger,
+  security: AgentApiSecurity,
+): FastifyInstance {
+  const tlsOptions = () => {
+    const { certPem, keyPem } = security.certificates.current();
+    return { cert: certPem, key: keyPem };
+  };
+  let server: HttpsServer | undefined;
   const app = Fastify({
     loggerInstance: logger.child({ component: 'agent-api' }) as FastifyBaseLogger,
     // antctl and probes poll these endpoints: no log line per request.
     logController: new LogController({ disableRequestLogging: true }),
+    serverFactory: (handler) => {
+      server = createHttpsServer({ ...tlsOptions(), minVersion: 'TLSv1.2' }, handler);
+      return server;
+    },
   });
+  const unsubscribe = security.certificates.onChange(() => server?.setSecureContext(tlsOptions()));
+  app.addHook('onClose', async () => unsubscribe());
+  registerDelegatedAuth(app, security.auth);
   app.get('/livez', async () => 'ok');
   app.get('/readyz', async (_req, reply) => {
     if (!src.ready()) return reply.code(503).send('not ready');

@@ -133,14 +133,35 @@ describe('controller and agent endpoints by mode', () => {
     expect(header).toBe('Bearer loop-token');
     srv.close();
   });
-  it('defaults the agent to http://127.0.0.1:10350 and accepts host:port or a URL', async () => {
+  it('defaults the agent to https://127.0.0.1:10350 and accepts host:port (HTTPS) or a URL', async () => {
     const agent = decideMode('antrea-agent-1');
-    expect((await createConnections(agent, env({})).agent()).target).toBe('http://127.0.0.1:10350');
+    expect((await createConnections(agent, env({})).agent()).target).toBe('https://127.0.0.1:10350');
     expect((await createConnections(agent, env({ agentAddress: '10.0.0.7:10350' })).agent()).target).toBe(
-      'http://10.0.0.7:10350',
+      'https://10.0.0.7:10350',
     );
     expect(
-      (await createConnections(agent, env({ agentAddress: 'https://10.0.0.7:10350' })).agent()).target,
-    ).toBe('https://10.0.0.7:10350');
+      (await createConnections(agent, env({ agentAddress: 'http://10.0.0.7:10350' })).agent()).target,
+    ).toBe('http://10.0.0.7:10350');
+  });
+  it("sends the agent's loopback token: Antrea's path, or ANTCTL_AGENT_TOKEN_FILE's", async () => {
+    const headers: (string | undefined)[] = [];
+    const srv = createServer((req, res) => {
+      headers.push(req.headers.authorization);
+      res.end('{}');
+    });
+    await new Promise<void>((rs) => srv.listen(0, '127.0.0.1', rs));
+    const agentAddress = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    const files: Record<string, string> = {
+      [LOOPBACK_TOKEN_PATH]: 'default-token\n',
+      '/lab/n1/token': 'n1-token',
+    };
+    const agentEnv = (agentTokenFile?: string) =>
+      env({ agentAddress, agentTokenFile, fileExists: (p) => p in files, readFile: (p) => files[p] ?? '' });
+    const mode = decideMode('antrea-agent-1');
+    await (await createConnections(mode, agentEnv()).agent()).request({ path: '/agentinfo' });
+    await (await createConnections(mode, agentEnv('/lab/n1/token')).agent()).request({ path: '/agentinfo' });
+    await (await createConnections(mode, agentEnv('/lab/missing')).agent()).request({ path: '/agentinfo' });
+    srv.close();
+    expect(headers).toEqual(['Bearer default-token', 'Bearer n1-token', undefined]);
   });
 });

@@ -9,8 +9,8 @@ import { type FailureContext, httpFailure, networkFailure, type Route } from './
 
 /** Token Antrea's API servers write for in-Pod clients (antctl inside the agent/controller Pod). */
 export const LOOPBACK_TOKEN_PATH = '/var/run/antrea/apiserver/loopback-client-token';
-/** Agent mode default. The Antrea-TS agent serves its API over plain HTTP on loopback. */
-export const DEFAULT_AGENT_ADDRESS = `http://127.0.0.1:${AGENT_API_PORT}`;
+/** Agent mode default: the agent's HTTPS API on the Node's loopback, as Antrea's antctl dials it. */
+export const DEFAULT_AGENT_ADDRESS = `https://127.0.0.1:${AGENT_API_PORT}`;
 export const CONTROLLER_APISERVICE = 'v1beta2.controlplane.antrea.io';
 
 /** Everything connections need from the outside world, injected so tests control it. */
@@ -24,6 +24,8 @@ export interface ConnectionEnv {
   readonly server?: string;
   /** --agent-address */
   readonly agentAddress?: string;
+  /** The agent's loopback token file, when not at LOOPBACK_TOKEN_PATH (ANTCTL_AGENT_TOKEN_FILE). */
+  readonly agentTokenFile?: string | undefined;
   /** --insecure: skip TLS verification when connecting directly to Antrea's API servers. */
   readonly insecure?: boolean;
   /** --timeout in ms; 0 = none. */
@@ -104,14 +106,20 @@ async function kubeClient(env: ConnectionEnv, kc: KubeConfig): Promise<HttpApiCl
   return new HttpApiClient({ baseUrl, tls, timeoutMs: env.timeoutMs });
 }
 
-function loopbackClient(env: ConnectionEnv, port: number, fallback?: string): HttpApiClient {
+function loopbackClient(
+  env: ConnectionEnv,
+  port: number,
+  fallback?: string,
+  tokenPath = LOOPBACK_TOKEN_PATH,
+): HttpApiClient {
   const headers: Record<string, string> = {};
-  if (env.fileExists(LOOPBACK_TOKEN_PATH)) {
-    headers['authorization'] = `Bearer ${env.readFile(LOOPBACK_TOKEN_PATH).trim()}`;
+  if (env.fileExists(tokenPath)) {
+    headers['authorization'] = `Bearer ${env.readFile(tokenPath).trim()}`;
   }
   const baseUrl = env.server || fallback || `https://127.0.0.1:${port}`;
-  // The in-Pod API servers use self-signed certificates; Antrea's antctl skips verification on
-  // loopback for the same reason.
+  // The in-Pod API servers use self-signed certificates made at process start, so antctl beside
+  // them has no trust anchor but the server itself; Antrea's antctl skips verification here too.
+  // The loopback token it sends is worth nothing to any other server.
   return new HttpApiClient({
     baseUrl,
     tls: { rejectUnauthorized: false },
@@ -219,8 +227,8 @@ export function createConnections(mode: ModeDecision, env: ConnectionEnv): Conne
     },
     async agent() {
       const address = env.agentAddress || DEFAULT_AGENT_ADDRESS;
-      const baseUrl = /^https?:\/\//.test(address) ? address : `http://${address}`;
-      return loopbackClient(env, AGENT_API_PORT, baseUrl);
+      const baseUrl = /^https?:\/\//.test(address) ? address : `https://${address}`;
+      return loopbackClient(env, AGENT_API_PORT, baseUrl, env.agentTokenFile);
     },
   };
 }
