@@ -1,10 +1,16 @@
-import type { Traceflow, TraceflowNodeResult, TraceflowPacket } from '@antrea-ts/apis';
+import {
+  CRD_KINDS,
+  type CrdInformer,
+  crdInformer,
+  restartInformerOnError,
+  type Traceflow,
+  type TraceflowNodeResult,
+  type TraceflowPacket,
+} from '@antrea-ts/apis';
 import {
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
-  type KubernetesListObject,
-  makeInformer,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
@@ -28,14 +34,16 @@ export interface TraceflowApi {
   podIp(namespace: string, name: string): Promise<string | undefined>;
 }
 
-const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
+const { group, version, plural } = CRD_KINDS.Traceflow;
+/** The request parameters client-node's CustomObjectsApi takes for traceflows. */
+const CRD = { group, version, plural };
 const CONFLICT_RETRIES = 8;
 
 /** TraceflowApi on kube-apiserver: an informer on traceflows and read-modify-write of status. */
 export class KubeTraceflowApi implements TraceflowApi {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
-  private informer: ReturnType<typeof makeInformer<Traceflow>> | undefined;
+  private informer: CrdInformer<Traceflow> | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -49,21 +57,14 @@ export class KubeTraceflowApi implements TraceflowApi {
 
   async watch(handlers: TraceflowHandlers, signal?: AbortSignal): Promise<void> {
     if (this.informer) return;
-    const list = async () =>
-      (await this.custom.listClusterCustomObject(CRD)) as KubernetesListObject<Traceflow>;
-    const informer = makeInformer<Traceflow>(
-      this.kubeConfig,
-      `/apis/${CRD.group}/${CRD.version}/${CRD.plural}`,
-      list,
-    );
+    const informer = crdInformer<Traceflow>(this.kubeConfig, CRD);
     this.informer = informer;
     informer.on('add', (tf) => handlers.upsert(tf));
     informer.on('update', (tf) => handlers.upsert(tf));
     informer.on('delete', (tf) => handlers.remove(tf.metadata.name ?? ''));
-    informer.on('error', (err) => {
-      if (!this.informer) return;
-      this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting');
-      setTimeout(() => void this.informer?.start().catch(() => undefined), 1000);
+    restartInformerOnError(informer, {
+      active: () => this.informer === informer,
+      onError: (err) => this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting'),
     });
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     await informer.start();

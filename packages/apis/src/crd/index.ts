@@ -1,3 +1,4 @@
+export * from './crd-informer.js';
 export * from './crds.js';
 export * from './external-entity.js';
 export * from './group.js';

@@ -1,9 +1,7 @@
+import { CRD_KINDS, crdInformer } from '@antrea-ts/apis';
 import {
   CoreV1Api,
-  CustomObjectsApi,
   type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
   makeInformer,
   NetworkingV1Api,
   type V1Namespace,
@@ -43,27 +41,6 @@ export interface PolicyInformers {
   externalEntities?: InformerLike<CrdExternalEntity>;
 }
 
-const CRD_GROUP = 'crd.antrea.io';
-const CRD_VERSION = 'v1beta1';
-/** ExternalEntity is still served as v1alpha2 only, as in Antrea. */
-const EXTERNAL_ENTITY_VERSION = 'v1alpha2';
-
-/** A client-node list-watch informer (with its object cache) on a cluster-wide crd.antrea.io resource. */
-export function crdInformer<T extends KubernetesObject>(
-  kc: KubeConfig,
-  plural: string,
-  version = CRD_VERSION,
-): ReturnType<typeof makeInformer<T>> {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const list = async () =>
-    (await api.listClusterCustomObject({
-      group: CRD_GROUP,
-      version,
-      plural,
-    })) as KubernetesListObject<T>;
-  return makeInformer<T>(kc, `/apis/${CRD_GROUP}/${version}/${plural}`, list);
-}
-
 /** client-node ListWatch informers for every resource the controller computes policies from. */
 export function makePolicyInformers(kc: KubeConfig, opts: { antreaNative?: boolean } = {}): PolicyInformers {
   const core = kc.makeApiClient(CoreV1Api);
@@ -78,16 +55,13 @@ export function makePolicyInformers(kc: KubeConfig, opts: { antreaNative?: boole
     ),
   };
   if (opts.antreaNative ?? true) {
-    informers.clusterNetworkPolicies = crdInformer(kc, 'clusternetworkpolicies');
-    informers.antreaNetworkPolicies = crdInformer(kc, 'networkpolicies');
-    informers.tiers = crdInformer(kc, 'tiers');
-    informers.clusterGroups = crdInformer(kc, 'clustergroups');
-    informers.groups = crdInformer(kc, 'groups');
-    informers.externalEntities = crdInformer<CrdExternalEntity>(
-      kc,
-      'externalentities',
-      EXTERNAL_ENTITY_VERSION,
-    );
+    informers.clusterNetworkPolicies = crdInformer(kc, CRD_KINDS.ClusterNetworkPolicy);
+    informers.antreaNetworkPolicies = crdInformer(kc, CRD_KINDS.NetworkPolicy);
+    informers.tiers = crdInformer(kc, CRD_KINDS.Tier);
+    informers.clusterGroups = crdInformer(kc, CRD_KINDS.ClusterGroup);
+    informers.groups = crdInformer(kc, CRD_KINDS.Group);
+    // ExternalEntity is still served as v1alpha2 only, as in Antrea (CRD_KINDS has that version).
+    informers.externalEntities = crdInformer<CrdExternalEntity>(kc, CRD_KINDS.ExternalEntity);
   }
   return informers;
 }

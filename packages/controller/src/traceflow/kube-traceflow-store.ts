@@ -1,15 +1,23 @@
-import type { Traceflow, TraceflowStatus } from '@antrea-ts/apis';
-import { CustomObjectsApi, type KubeConfig, type makeInformer } from '@kubernetes/client-node';
+import {
+  CRD_KINDS,
+  type CrdInformer,
+  crdInformer,
+  restartInformerOnError,
+  type Traceflow,
+  type TraceflowStatus,
+} from '@antrea-ts/apis';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { crdInformer } from '../informers/informers.js';
 import type { TraceflowStore } from './traceflow-controller.js';
 
-const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
+const { group, version, plural } = CRD_KINDS.Traceflow;
+/** The request parameters client-node's CustomObjectsApi takes for traceflows. */
+const CRD = { group, version, plural };
 
 /** TraceflowStore on kube-apiserver: a list-watch informer and the status subresource. */
 export class KubeTraceflowStore implements TraceflowStore {
   private readonly api: CustomObjectsApi;
-  private informer: ReturnType<typeof makeInformer<Traceflow>> | undefined;
+  private informer: CrdInformer<Traceflow> | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -22,15 +30,14 @@ export class KubeTraceflowStore implements TraceflowStore {
 
   async start(handlers: { changed(tf: Traceflow): void; removed(tf: Traceflow): void }): Promise<void> {
     if (this.informer) return;
-    const informer = crdInformer<Traceflow>(this.kc, CRD.plural, CRD.version);
+    const informer = crdInformer<Traceflow>(this.kc, CRD);
     this.informer = informer;
     informer.on('add', (tf) => handlers.changed(tf));
     informer.on('update', (tf) => handlers.changed(tf));
     informer.on('delete', (tf) => handlers.removed(tf));
-    informer.on('error', (err) => {
-      if (!this.informer) return;
-      this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting');
-      setTimeout(() => void this.informer?.start().catch(() => undefined), 1000);
+    restartInformerOnError(informer, {
+      active: () => this.informer === informer,
+      onError: (err) => this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting'),
     });
     await informer.start();
   }

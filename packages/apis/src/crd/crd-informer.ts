@@ -1,0 +1,46 @@
+// One list-watch informer construction for crd.antrea.io resources, used by the controller (policy
+// CRDs, Traceflows) and the agent (Traceflows). It lives here because both depend on this package
+// and neither may depend on the other. Building an informer does no I/O: the API is contacted only
+// once the caller starts it.
+import {
+  CustomObjectsApi,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+  type ObjectCache,
+} from '@kubernetes/client-node';
+import type { CrdKindInfo } from './kinds.js';
+
+/** client-node's informer with its object cache. */
+export type CrdInformer<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
+
+/** A list-watch informer on every object of one crd.antrea.io resource, across namespaces. */
+export function crdInformer<T extends KubernetesObject>(
+  kc: KubeConfig,
+  kind: Pick<CrdKindInfo, 'group' | 'version' | 'plural'>,
+): CrdInformer<T> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const { group, version, plural } = kind;
+  const list = async () =>
+    (await api.listClusterCustomObject({ group, version, plural })) as KubernetesListObject<T>;
+  return makeInformer<T>(kc, `/apis/${group}/${version}/${plural}`, list);
+}
+
+/**
+ * client-node's informer stops on a failed list or watch and only reports it: start it again after
+ * `delayMs`, for as long as `active()` says its owner still wants it (false once stopped).
+ */
+export function restartInformerOnError<T extends KubernetesObject>(
+  informer: Informer<T>,
+  opts: { active: () => boolean; onError: (err: unknown) => void; delayMs?: number },
+): void {
+  informer.on('error', (err) => {
+    if (!opts.active()) return;
+    opts.onError(err);
+    setTimeout(() => {
+      if (opts.active()) void informer.start().catch(() => undefined);
+    }, opts.delayMs ?? 1000);
+  });
+}
