@@ -9,24 +9,23 @@ export type PolicyResource = (typeof POLICY_RESOURCES)[number];
 const BASE = '/apis/controlplane.antrea.io/v1beta2';
 
 /** Where watch events go. Objects are decoded controlplane objects (or patches for MODIFIED groups). */
-export interface PolicyWatchSink {
+export interface ControllerWatchSink<R extends string> {
   /** The complete state of one resource, at the BOOKMARK that ends its initial events. */
-  replace(resource: PolicyResource, objects: readonly unknown[]): void;
+  replace(resource: R, objects: readonly unknown[]): void;
   /** One event after the initial state. */
-  apply(
-    resource: PolicyResource,
-    type: 'ADDED' | 'MODIFIED' | 'DELETED',
-    name: string,
-    object: unknown,
-  ): void;
+  apply(resource: R, type: 'ADDED' | 'MODIFIED' | 'DELETED', name: string, object: unknown): void;
   /** The watch of one resource ended; what is installed stays until the next replace. */
-  lost(resource: PolicyResource): void;
+  lost(resource: R): void;
 }
 
-export interface ControllerWatchOptions {
+export type PolicyWatchSink = ControllerWatchSink<PolicyResource>;
+
+export interface ControllerWatchOptions<R extends string = PolicyResource> {
   readonly node: string;
   readonly connection: ControllerConnection;
-  readonly sink: PolicyWatchSink;
+  readonly sink: ControllerWatchSink<R>;
+  /** The controlplane.antrea.io resources to watch; the three policy resources by default. */
+  readonly resources?: readonly R[];
   readonly logger: Logger;
   /** Delay before watching again after a watch ended; doubled up to maxRetryMs. */
   readonly retryMs?: number;
@@ -34,18 +33,19 @@ export interface ControllerWatchOptions {
 }
 
 /**
- * The agent's three protobuf watches on antrea-controller with fieldSelector nodeName=<node>
- * (Antrea pkg/agent/controller/networkpolicy/networkpolicy_controller.go). There is no resume from
+ * The agent's protobuf watches on antrea-controller with fieldSelector nodeName=<node>: the three
+ * policy resources (Antrea pkg/agent/controller/networkpolicy/networkpolicy_controller.go), and
+ * supportbundlecollections for the collection agent. There is no resume from
  * a resourceVersion: every (re)connect receives the whole state again as ADDED events, which are
  * buffered and handed over at the BOOKMARK so the consumer can replace its state in one step.
  */
-export class ControllerWatch {
+export class ControllerWatch<R extends string = PolicyResource> {
   private readonly log: Logger;
   private readonly streams = new Set<{ close(code?: number): void }>();
   private stopped = true;
-  private readonly failures = new Map<PolicyResource, number>();
+  private readonly failures = new Map<R, number>();
 
-  constructor(private readonly options: ControllerWatchOptions) {
+  constructor(private readonly options: ControllerWatchOptions<R>) {
     this.log = options.logger.child({ component: 'controller-watch' });
   }
 
@@ -53,7 +53,8 @@ export class ControllerWatch {
     if (!this.stopped) return;
     this.stopped = false;
     signal?.addEventListener('abort', () => this.stop(), { once: true });
-    for (const r of POLICY_RESOURCES) void this.watch(r);
+    const resources = this.options.resources ?? (POLICY_RESOURCES as readonly string[] as readonly R[]);
+    for (const r of resources) void this.watch(r);
   }
 
   stop(): void {
@@ -62,7 +63,7 @@ export class ControllerWatch {
     this.streams.clear();
   }
 
-  private async watch(resource: PolicyResource): Promise<void> {
+  private async watch(resource: R): Promise<void> {
     if (this.stopped) return;
     let req: ReturnType<Awaited<ReturnType<ControllerConnection['session']>>['request']>;
     try {
@@ -121,14 +122,14 @@ export class ControllerWatch {
     req.on('close', () => {
       this.streams.delete(req);
       if (this.stopped) return;
-      this.log.info({ resource }, 'watch ended; keeping installed flows and re-watching');
+      this.log.info({ resource }, 'watch ended; keeping what it installed and re-watching');
       this.options.sink.lost(resource);
       this.retry(resource);
     });
     req.end();
   }
 
-  private retry(resource: PolicyResource): void {
+  private retry(resource: R): void {
     if (this.stopped) return;
     const n = (this.failures.get(resource) ?? 0) + 1;
     this.failures.set(resource, n);

@@ -33,19 +33,9 @@ describe('HttpBundleUploader', () => {
   it('PUTs the archive under the URL with each kind of credentials', async () => {
     const up = new HttpBundleUploader();
     const archive = Buffer.from('tar.gz bytes');
-    await up.upload(
-      `${base}/bundles/`,
-      { authType: 'BearerToken', bearerToken: 'tok' },
-      'n1_c.tar.gz',
-      archive,
-    );
-    await up.upload(`${base}/bundles`, { authType: 'APIKey', apiKey: 'key' }, 'n1_c.tar.gz', archive);
-    await up.upload(
-      base,
-      { authType: 'BasicAuthentication', basicAuthentication: { username: 'u', password: 'p' } },
-      'n1_c.tar.gz',
-      archive,
-    );
+    await up.upload(`${base}/bundles/`, { bearerToken: 'tok' }, 'n1_c.tar.gz', archive);
+    await up.upload(`${base}/bundles`, { apiKey: 'key' }, 'n1_c.tar.gz', archive);
+    await up.upload(base, { basicAuthentication: { username: 'u', password: 'p' } }, 'n1_c.tar.gz', archive);
     expect(seen.map((s) => [s.method, s.url, s.body.toString()])).toEqual([
       ['PUT', '/bundles/n1_c.tar.gz', 'tar.gz bytes'],
       ['PUT', '/bundles/n1_c.tar.gz', 'tar.gz bytes'],

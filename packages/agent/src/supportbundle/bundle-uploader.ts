@@ -6,9 +6,12 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { AgentError } from '../errors.js';
 
-/** The collection's credentials as the controller sends them (controlplane BundleServerAuthConfiguration). */
+/**
+ * The collection's credentials as the controller sends them (controlplane
+ * BundleServerAuthConfiguration). The message has no auth type: the controller fills only the
+ * field of the CR's authType, so the field that is set says which one it is.
+ */
 export interface BundleServerAuth {
-  authType?: string;
   bearerToken?: string;
   apiKey?: string;
   basicAuthentication?: { username?: string; password?: string };
@@ -19,20 +22,13 @@ export interface BundleUploader {
 }
 
 function authHeaders(auth: BundleServerAuth): Record<string, string> {
-  switch (auth.authType) {
-    case 'BearerToken':
-      return { authorization: `Bearer ${auth.bearerToken ?? ''}` };
-    case 'APIKey':
-      return { 'x-api-key': auth.apiKey ?? '' };
-    case 'BasicAuthentication': {
-      const b = auth.basicAuthentication ?? {};
-      return {
-        authorization: `Basic ${Buffer.from(`${b.username ?? ''}:${b.password ?? ''}`).toString('base64')}`,
-      };
-    }
-    default:
-      return {};
-  }
+  if (auth.bearerToken !== undefined) return { authorization: `Bearer ${auth.bearerToken}` };
+  if (auth.apiKey !== undefined) return { 'x-api-key': auth.apiKey };
+  const b = auth.basicAuthentication;
+  if (b === undefined) return {};
+  return {
+    authorization: `Basic ${Buffer.from(`${b.username ?? ''}:${b.password ?? ''}`).toString('base64')}`,
+  };
 }
 
 /** PUT <url>/<fileName>; 2xx is success. */

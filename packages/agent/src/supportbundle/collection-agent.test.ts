@@ -1,51 +1,90 @@
-import { type ClientHttp2Session, connect, createServer, type Http2Server } from 'node:http2';
+import {
+  type ClientHttp2Session,
+  connect,
+  createServer,
+  type Http2Server,
+  type Http2ServerResponse,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { CONTENT_TYPE_PROTOBUF, encodeWatchEventFrame, type WatchEventType } from '@antrea-ts/apis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
 import type { BundleServerAuth } from './bundle-uploader.js';
 import { SupportBundleCollectionAgent } from './collection-agent.js';
 
-describe('SupportBundleCollectionAgent against an HTTP/2 controller', () => {
-  let server: Http2Server;
-  let session: ClientHttp2Session;
-  let items: unknown[] = [];
-  const lists: string[] = [];
-  const posts: { path: string; body: unknown }[] = [];
-  let refuseStatus = 1;
+const BASE = '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections';
 
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.method === 'GET') {
-          lists.push(req.url);
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ items }));
-          return;
-        }
-        posts.push({ path: req.url, body: JSON.parse(Buffer.concat(chunks).toString()) });
-        res.statusCode = refuseStatus-- > 0 ? 503 : 201;
-        res.end('{}');
-      });
+interface Collection {
+  metadata: { name: string; uid: string };
+  expiredAt?: string;
+  sinceTime?: string;
+  fileServer: { url: string };
+  authentication?: BundleServerAuth;
+}
+
+const collection = (name: string, extra: Partial<Collection> = {}): Collection => ({
+  metadata: { name, uid: `uid-${name}` },
+  expiredAt: '2026-11-21T13:00:00Z',
+  fileServer: { url: 'http://files/up' },
+  ...extra,
+});
+
+/** A controller that serves the watch as protobuf frames and takes status reports. */
+class FakeController {
+  items: Collection[] = [];
+  readonly watches: string[] = [];
+  readonly posts: { path: string; body: { metadata: { name: string }; nodes: unknown[] } }[] = [];
+  /** How many more reports of each collection to refuse with 503. */
+  readonly refuse = new Map<string, number>();
+  private stream: Http2ServerResponse | undefined;
+  readonly server: Http2Server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      this.watches.push(req.url);
+      res.writeHead(200, { 'content-type': CONTENT_TYPE_PROTOBUF });
+      for (const c of this.items) this.send('ADDED', c, res);
+      this.send('BOOKMARK', { metadata: { resourceVersion: '7' } }, res);
+      this.stream = res;
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      this.posts.push({ path: req.url, body });
+      const refusals = this.refuse.get(body.metadata.name) ?? 0;
+      this.refuse.set(body.metadata.name, refusals - 1);
+      res.statusCode = refusals > 0 ? 503 : 201;
+      res.end('{}');
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    session = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  });
-  afterAll(async () => {
-    session.close();
-    await new Promise((r) => server.close(r));
   });
 
-  it('collects and uploads each collection once, retries a refused report, forgets finished ones', async () => {
-    const connection = {
-      session: async () => session,
-      token: async () => 'agent-token',
-    } as unknown as ControllerConnection;
-    const collected: { since: string | undefined; secrets: readonly string[] }[] = [];
-    const uploads: { url: string; auth: BundleServerAuth; file: string }[] = [];
-    const agent = new SupportBundleCollectionAgent({
+  send(type: WatchEventType, obj: object, res = this.stream): void {
+    res?.write(encodeWatchEventFrame(type, 'SupportBundleCollection', obj as never));
+  }
+
+  /** Ends the watch as a controller restart would. */
+  drop(): void {
+    this.stream?.end();
+    this.stream = undefined;
+  }
+}
+
+describe('SupportBundleCollectionAgent on a watch of the controller', () => {
+  const controller = new FakeController();
+  let session: ClientHttp2Session;
+  let agent: SupportBundleCollectionAgent | undefined;
+  const connection = {
+    session: async () => session,
+    token: async () => 'agent-token',
+  } as unknown as ControllerConnection;
+  let collected: { since: string | undefined; secrets: readonly string[] }[];
+  let uploads: { url: string; auth: BundleServerAuth; file: string }[];
+
+  function startAgent(): SupportBundleCollectionAgent {
+    collected = [];
+    uploads = [];
+    agent = new SupportBundleCollectionAgent({
       node: 'n1',
       connection,
       collect: async (since, secrets) => {
@@ -59,70 +98,114 @@ describe('SupportBundleCollectionAgent against an HTTP/2 controller', () => {
         },
       },
       logger: pino({ level: 'silent' }),
+      retryMs: 20,
       now: () => new Date('2026-11-21T12:00:00Z'),
     });
-    items = [
-      {
-        metadata: { name: 'c1', uid: 'u1' },
-        expiredAt: '2026-11-21T13:00:00Z',
+    agent.start();
+    return agent;
+  }
+
+  const reported = () => controller.posts.map((p) => [p.path.split('/').at(-2), p.body.nodes[0]]);
+  const until = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 10 });
+
+  beforeAll(async () => {
+    await new Promise<void>((r) => controller.server.listen(0, '127.0.0.1', r));
+    session = connect(`http://127.0.0.1:${(controller.server.address() as AddressInfo).port}`);
+  });
+  afterEach(async () => {
+    await agent?.stop();
+    controller.drop();
+    controller.items = [];
+    controller.refuse.clear();
+    controller.posts.length = 0;
+    controller.watches.length = 0;
+  });
+  afterAll(async () => {
+    session.close();
+    await new Promise((r) => controller.server.close(r));
+  });
+
+  it('collects and uploads each collection of the initial state once, and retries a refused report', async () => {
+    controller.items = [
+      collection('c1', {
         sinceTime: '2h',
-        fileServer: { url: 'http://files/up' },
-        authentication: { authType: 'BearerToken', bearerToken: 'upload-secret' },
-      },
-      {
-        metadata: { name: 'c2', uid: 'u2' },
-        expiredAt: '2026-11-21T13:00:00Z',
-        fileServer: { url: 'sftp://f/x' },
-      },
-      {
-        metadata: { name: 'old', uid: 'u3' },
-        expiredAt: '2026-11-21T11:00:00Z',
-        fileServer: { url: 'http://f' },
-      },
+        authentication: { bearerToken: 'upload-secret' },
+      }),
+      collection('c2', { fileServer: { url: 'sftp://f/x' } }),
+      collection('old', { expiredAt: '2026-11-21T11:00:00Z' }),
     ];
-    await agent.poll();
-    expect(lists[0]).toBe(
-      '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections?fieldSelector=nodeName%3Dn1',
-    );
+    controller.refuse.set('c1', 1);
+    startAgent();
+    await until(() => expect(controller.posts).toHaveLength(4));
+    expect(controller.watches).toEqual([`${BASE}?watch=true&fieldSelector=nodeName%3Dn1`]);
     expect(collected).toEqual([
       { since: '2h', secrets: ['upload-secret'] },
       { since: undefined, secrets: [] },
     ]);
-    expect(uploads.map((u) => [u.url, u.file])).toEqual([
-      ['http://files/up', 'n1_c1.tar.gz'],
-      ['sftp://f/x', 'n1_c2.tar.gz'],
+    expect(uploads.map((u) => [u.url, u.file, u.auth])).toEqual([
+      ['http://files/up', 'n1_c1.tar.gz', { bearerToken: 'upload-secret' }],
+      ['sftp://f/x', 'n1_c2.tar.gz', {}],
     ]);
-    const nodes = (p: { body: unknown }) => (p.body as { nodes: unknown[] }).nodes[0];
-    // The first report was refused (503); the other two went through.
-    expect(posts.map((p) => p.path)).toEqual([
-      '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections/c1/status',
-      '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections/c2/status',
-      '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections/old/status',
-    ]);
-    expect(nodes(posts[1]!)).toEqual({
-      nodeName: 'n1',
-      nodeType: 'Node',
-      completed: false,
-      error: 'sftp upload is not implemented',
-    });
-    expect(nodes(posts[2]!)).toMatchObject({
-      completed: false,
-      error: 'collection expired before it started',
-    });
-
-    await agent.poll();
-    expect(collected).toHaveLength(2);
-    expect(posts.slice(3).map((p) => [p.path.split('/').at(-2), nodes(p)])).toEqual([
+    // c1's first report was refused (503) and went again after retryMs.
+    expect(controller.posts[0]?.path).toBe(`${BASE}/c1/status`);
+    expect(reported()).toEqual([
+      ['c1', { nodeName: 'n1', nodeType: 'Node', completed: true }],
+      ['c2', { nodeName: 'n1', nodeType: 'Node', completed: false, error: 'sftp upload is not implemented' }],
+      [
+        'old',
+        { nodeName: 'n1', nodeType: 'Node', completed: false, error: 'collection expired before it started' },
+      ],
       ['c1', { nodeName: 'n1', nodeType: 'Node', completed: true }],
     ]);
-    await agent.poll();
-    expect(posts).toHaveLength(4);
+  });
 
-    // Gone from the list, then back (a new collection of the same name): collected again.
-    items = [];
-    await agent.poll();
-    items = [{ metadata: { name: 'c1', uid: 'u1' }, fileServer: { url: 'http://files/up' } }];
-    await agent.poll();
-    expect(collected).toHaveLength(3);
+  it('starts a collection announced after the initial state without waiting for a poll', async () => {
+    startAgent();
+    await until(() => expect(controller.watches).toHaveLength(1));
+    controller.send('ADDED', collection('late'));
+    await until(() => expect(reported()).toEqual([['late', expect.objectContaining({ completed: true })]]));
+    // The controller re-sends it (its span changed): still once per uid.
+    controller.send('MODIFIED', collection('late'));
+    controller.send('ADDED', collection('later'));
+    await until(() => expect(controller.posts).toHaveLength(2));
+    expect(uploads.map((u) => u.file)).toEqual(['n1_late.tar.gz', 'n1_later.tar.gz']);
+  });
+
+  it('after the watch ends, watches again and runs only what it has not run, including what came meanwhile', async () => {
+    controller.items = [collection('c1')];
+    startAgent();
+    await until(() => expect(controller.posts).toHaveLength(1));
+    controller.items = [collection('c1'), collection('meanwhile')];
+    controller.drop();
+    await until(() => expect(controller.posts).toHaveLength(2));
+    expect(controller.watches).toHaveLength(2);
+    expect(uploads.map((u) => u.file)).toEqual(['n1_c1.tar.gz', 'n1_meanwhile.tar.gz']);
+  });
+
+  it('forgets a collection that is deleted or no longer spanned, with its unreported result', async () => {
+    const c1Reports = () => controller.posts.filter((p) => p.body.metadata.name === 'c1').length;
+    const c1Uploads = () => uploads.filter((u) => u.file === 'n1_c1.tar.gz').length;
+    controller.items = [collection('c1')];
+    controller.refuse.set('c1', Number.POSITIVE_INFINITY);
+    startAgent();
+    await until(() => expect(c1Reports()).toBeGreaterThanOrEqual(2));
+    // Gone from the state after a reconnect: its report is not sent again. The probe, on the new
+    // stream after the initial state, shows the agent has taken that state in.
+    controller.items = [];
+    controller.drop();
+    await until(() => expect(controller.watches).toHaveLength(2));
+    controller.send('ADDED', collection('probe'));
+    await until(() => expect(reported().map(([name]) => name)).toContain('probe'));
+    const sent = c1Reports();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c1Reports()).toBe(sent);
+    // Back with the same uid: a new span for this agent run, so collected again; likewise after DELETED.
+    controller.refuse.clear();
+    controller.send('ADDED', collection('c1'));
+    await until(() => expect(c1Uploads()).toBe(2));
+    controller.send('DELETED', collection('c1'));
+    controller.send('ADDED', collection('c1'));
+    await until(() => expect(c1Uploads()).toBe(3));
+    expect(c1Reports()).toBe(sent + 2);
   });
 });

@@ -1,21 +1,35 @@
-// The agent half of SupportBundleCollection (Antrea pkg/agent/supportbundlecollection): the
-// collections the controller spans to this Node are fetched (a JSON list with fieldSelector
-// nodeName=, polled every pollMs rather than watched), each is collected once with its
-// sinceTime, uploaded, and reported on supportbundlecollections/{name}/status.
+// The agent half of SupportBundleCollection (Antrea pkg/agent/supportbundlecollection): the agent
+// watches the collections the controller spans to this Node (controlplane.antrea.io
+// supportbundlecollections, fieldSelector nodeName=, the protobuf watch the NetworkPolicy
+// controller uses), collects each once with its sinceTime, uploads it, and reports on
+// supportbundlecollections/{name}/status. Every (re)connect delivers the whole set again, so a
+// collection created while the controller was unreachable is not lost.
 import { constants as h2 } from 'node:http2';
 import type { CollectedBundle } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
+import { ControllerWatch, type ControllerWatchSink } from '../networkpolicy/controller-watch.js';
 import type { BundleServerAuth, BundleUploader } from './bundle-uploader.js';
 
-const BASE = '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections';
+const RESOURCE = 'supportbundlecollections';
+type CollectionResource = typeof RESOURCE;
+const BASE = `/apis/controlplane.antrea.io/v1beta2/${RESOURCE}`;
 
+/** A decoded controlplane SupportBundleCollection (the fields the agent reads). */
 interface WireCollection {
   metadata: { name: string; uid?: string };
   expiredAt?: string;
   sinceTime?: string;
   fileServer?: { url?: string };
   authentication?: BundleServerAuth;
+}
+
+/** What the agent reports (controlplane SupportBundleCollectionStatus, this Node only). */
+interface CollectionStatus {
+  apiVersion: 'controlplane.antrea.io/v1beta2';
+  kind: 'SupportBundleCollectionStatus';
+  metadata: { name: string };
+  nodes: { nodeName: string; nodeType: 'Node'; completed: boolean; error?: string }[];
 }
 
 export interface CollectionAgentOptions {
@@ -25,122 +39,167 @@ export interface CollectionAgentOptions {
   readonly collect: (since: string | undefined, secrets: readonly string[]) => Promise<CollectedBundle>;
   readonly uploader: BundleUploader;
   readonly logger: Logger;
-  readonly pollMs?: number;
+  /** Delay before watching again after the watch ended (doubled up to 10 s), and before re-sending a refused report. */
+  readonly retryMs?: number;
   readonly now?: () => Date;
 }
 
-async function h2json(
-  conn: ControllerConnection,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: unknown }> {
+/** POSTs a JSON body to the controller; resolves with the HTTP status (0 when it never answered). */
+async function postJson(conn: ControllerConnection, path: string, body: unknown): Promise<number> {
   const session = await conn.session();
   const token = await conn.token();
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = session.request({
-      [h2.HTTP2_HEADER_METHOD]: method,
+      [h2.HTTP2_HEADER_METHOD]: 'POST',
       [h2.HTTP2_HEADER_PATH]: path,
       accept: 'application/json',
       authorization: `Bearer ${token}`,
-      ...(payload ? { 'content-type': 'application/json' } : {}),
+      'content-type': 'application/json',
     });
     let status = 0;
-    const chunks: Buffer[] = [];
     req.on('response', (headers) => {
       status = Number(headers[h2.HTTP2_HEADER_STATUS]);
     });
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      let json: unknown;
-      try {
-        json = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        json = text;
-      }
-      resolve({ status, json });
-    });
     req.on('error', reject);
-    req.end(payload);
+    req.on('close', () => resolve(status));
+    req.resume();
+    req.end(JSON.stringify(body));
   });
 }
 
-/** Collects, uploads and reports each SupportBundleCollection spanning this Node, once. */
-export class SupportBundleCollectionAgent {
+const keyOf = (c: WireCollection) => c.metadata.uid ?? c.metadata.name;
+
+/** Collects, uploads and reports each SupportBundleCollection spanning this Node, once per uid. */
+export class SupportBundleCollectionAgent implements ControllerWatchSink<CollectionResource> {
   private readonly log: Logger;
+  private readonly watch: ControllerWatch<CollectionResource>;
+  /** The collections spanning this Node now, by key (uid), as the watch last said. */
+  private readonly spanned = new Map<string, WireCollection>();
+  /** Collections started (or finished) by this agent run. */
   private readonly done = new Set<string>();
   /** Results the controller has not accepted yet, by collection. */
-  private readonly unreported = new Map<string, { metadata: { name: string } }>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly unreported = new Map<string, CollectionStatus>();
+  /** Collections run one at a time, in the order the watch announced them. */
+  private work: Promise<void> = Promise.resolve();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = true;
 
   constructor(private readonly o: CollectionAgentOptions) {
     this.log = o.logger.child({ component: 'supportbundlecollection' });
+    this.watch = new ControllerWatch({
+      node: o.node,
+      connection: o.connection,
+      sink: this,
+      resources: [RESOURCE],
+      logger: o.logger,
+      ...(o.retryMs !== undefined ? { retryMs: o.retryMs } : {}),
+    });
   }
 
-  start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.running ??= this.poll()
-        .catch((err: unknown) => this.log.debug({ err }, 'SupportBundleCollection poll failed'))
-        .finally(() => {
-          this.running = undefined;
-        });
-    };
-    tick();
-    this.timer = setInterval(tick, this.o.pollMs ?? 2000);
-    this.timer.unref();
+  start(signal?: AbortSignal): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    this.watch.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    this.stopped = true;
+    this.watch.stop();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    await this.work;
   }
 
-  /** One pass over the collections of this Node. */
-  async poll(): Promise<void> {
-    const selector = encodeURIComponent(`nodeName=${this.o.node}`);
-    const res = await h2json(this.o.connection, 'GET', `${BASE}?fieldSelector=${selector}`);
-    if (res.status !== 200) throw new Error(`listing supportbundlecollections: HTTP ${res.status}`);
-    const items = (res.json as { items?: WireCollection[] }).items ?? [];
-    const keys = new Set(items.map((c) => c.metadata.uid ?? c.metadata.name));
-    // A collection the controller no longer spans here is finished: forget it and its report.
-    for (const k of this.done) if (!keys.has(k)) this.done.delete(k);
-    for (const k of this.unreported.keys()) if (!keys.has(k)) this.unreported.delete(k);
-    for (const c of items) {
-      const key = c.metadata.uid ?? c.metadata.name;
-      const pending = this.unreported.get(key);
-      if (pending) await this.report(key, pending);
-      if (this.done.has(key)) continue;
-      this.done.add(key);
-      await this.report(key, await this.process(c));
+  /** Resolves once every collection announced so far has been processed (and reported, or queued for a retry). */
+  idle(): Promise<void> {
+    return this.work;
+  }
+
+  /** The whole set after a (re)connect: a collection no longer spanned here is finished, so forget it. */
+  replace(_resource: CollectionResource, objects: readonly unknown[]): void {
+    const items = objects as readonly WireCollection[];
+    const keys = new Set(items.map(keyOf));
+    for (const k of [...this.spanned.keys(), ...this.done, ...this.unreported.keys()]) {
+      if (!keys.has(k)) this.forget(k);
     }
+    for (const c of items) this.announce(c);
   }
 
-  /** Posts a result; kept for the next poll when the controller does not take it. */
-  private async report(key: string, status: { metadata: { name: string } }): Promise<void> {
+  apply(
+    _resource: CollectionResource,
+    type: 'ADDED' | 'MODIFIED' | 'DELETED',
+    name: string,
+    object: unknown,
+  ): void {
+    const c = object as WireCollection;
+    if (type !== 'DELETED') {
+      this.announce(c);
+      return;
+    }
+    for (const [k, known] of this.spanned) if (known.metadata.name === name) this.forget(k);
+  }
+
+  /** Nothing to undo: what runs keeps running, and the next replace says what is still spanned. */
+  lost(): void {}
+
+  private forget(key: string): void {
+    this.spanned.delete(key);
+    this.done.delete(key);
+    this.unreported.delete(key);
+  }
+
+  private announce(c: WireCollection): void {
+    const key = keyOf(c);
+    this.spanned.set(key, c);
+    if (this.done.has(key)) return;
+    this.done.add(key);
+    this.enqueue(async () => {
+      // Deleted or no longer spanned while queued: nothing to collect for.
+      if (this.stopped || !this.spanned.has(key)) return;
+      await this.report(key, await this.process(c));
+    });
+  }
+
+  private enqueue(job: () => Promise<void>): void {
+    this.work = this.work
+      .then(job)
+      .catch((err: unknown) => this.log.warn({ err }, 'SupportBundleCollection handling failed'));
+  }
+
+  /** Posts a result; a refused one is kept and sent again after retryMs. */
+  private async report(key: string, status: CollectionStatus): Promise<void> {
     const name = status.metadata.name;
-    const r = await h2json(
+    const code = await postJson(
       this.o.connection,
-      'POST',
       `${BASE}/${encodeURIComponent(name)}/status`,
       status,
-    ).catch((err: unknown) => ({ status: 0, json: String(err) }));
-    if (r.status >= 200 && r.status < 300) this.unreported.delete(key);
-    else {
-      this.unreported.set(key, status);
-      this.log.warn(
-        { collection: name, status: r.status },
-        'reporting the collection status failed; retrying',
-      );
+    ).catch(() => 0);
+    if (code >= 200 && code < 300) {
+      this.unreported.delete(key);
+      return;
     }
+    this.log.warn({ collection: name, status: code }, 'reporting the collection status failed; retrying');
+    this.unreported.set(key, status);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.enqueue(async () => {
+        for (const [key, status] of [...this.unreported]) {
+          // Forgotten while waiting: the collection is over, its report with it.
+          if (!this.stopped && this.unreported.get(key) === status) await this.report(key, status);
+        }
+      });
+    }, this.o.retryMs ?? 2000);
+    this.retryTimer.unref();
   }
 
   /** Collects and uploads; returns the status to report. */
-  private async process(c: WireCollection): Promise<{ metadata: { name: string } }> {
+  private async process(c: WireCollection): Promise<CollectionStatus> {
     const name = c.metadata.name;
     const now = (this.o.now ?? (() => new Date()))();
     let error: string | undefined;
@@ -165,7 +224,7 @@ export class SupportBundleCollectionAgent {
         this.log.warn({ collection: name, err }, 'support bundle collection failed');
       }
     }
-    const status = {
+    return {
       apiVersion: 'controlplane.antrea.io/v1beta2',
       kind: 'SupportBundleCollectionStatus',
       metadata: { name },
@@ -178,6 +237,5 @@ export class SupportBundleCollectionAgent {
         },
       ],
     };
-    return status;
   }
 }

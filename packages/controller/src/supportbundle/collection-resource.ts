@@ -12,15 +12,23 @@ import type {
   SupportBundleCollectionController,
 } from './collection-controller.js';
 
-const toWire = (c: InternalSupportBundleCollection, rv: number): ApiObject => ({
-  apiVersion: CONTROLPLANE_API_VERSION,
-  kind: 'SupportBundleCollection',
-  metadata: { name: c.name, uid: c.uid, resourceVersion: String(rv) },
-  expiredAt: c.expiredAt,
-  ...(c.sinceTime ? { sinceTime: c.sinceTime } : {}),
-  fileServer: c.fileServer,
-  authentication: c.authentication,
-});
+/**
+ * The controlplane message: its auth configuration has no type (the one field set says which) and
+ * hostPublicKey is bytes, where the CR carries it base64-encoded.
+ */
+function toWire(c: InternalSupportBundleCollection, rv: number): ApiObject {
+  const { authType: _authType, ...authentication } = c.authentication;
+  const key = c.fileServer.hostPublicKey;
+  return {
+    apiVersion: CONTROLPLANE_API_VERSION,
+    kind: 'SupportBundleCollection',
+    metadata: { name: c.name, uid: c.uid, resourceVersion: String(rv) },
+    expiredAt: c.expiredAt,
+    ...(c.sinceTime ? { sinceTime: c.sinceTime } : {}),
+    fileServer: { url: c.fileServer.url, ...(key ? { hostPublicKey: Buffer.from(key, 'base64') } : {}) },
+    authentication,
+  };
+}
 
 const conversion: WireConversion<InternalSupportBundleCollection> = {
   resource: 'supportbundlecollections',
