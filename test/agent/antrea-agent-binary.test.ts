@@ -1,9 +1,11 @@
 // The antrea-agent binary as a Node runs it: a process inside the Node's network namespace, talking
-// to its OVS over unix sockets and to kube-apiserver over the underlay.
+// to its OVS over unix sockets and to kube-apiserver over the underlay, and serving its HTTPS API
+// to callers kube-apiserver authenticates (TokenReview) and authorizes (SubjectAccessReview).
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { agentApiCertificates } from '@antrea-ts/agent';
 import {
   createNetns,
   createNetnsNode,
@@ -21,9 +23,12 @@ import {
 } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentApiGet, caFromAgentInfo } from './agent-api-client.js';
 import { buildCniPlugin, CNI_BIN_DIR, createNodeObject, NET_CONF, ping, ROOT, runCni } from './lab.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+/** Another agent's CA: must not verify this agent's certificate. */
+const FOREIGN_CA = agentApiCertificates(logger).current().caBundlePem;
 
 describe('antrea-agent binary in a netns Node', () => {
   let underlay: Underlay;
@@ -60,6 +65,7 @@ describe('antrea-agent binary in a netns Node', () => {
         `--cni-bin-dir=${CNI_BIN_DIR}`,
         `--host-local-data-dir=${join(dir.path, 'ipam')}`,
         `--api-port=${apiPort}`,
+        `--api-token-file=${join(dir.path, 'apiserver', 'loopback-client-token')}`,
         `--cni-conf-dir=${join(dir.path, 'net.d')}`,
         '--log-level=debug',
       ],
@@ -68,7 +74,7 @@ describe('antrea-agent binary in a netns Node', () => {
       `agent /readyz (log: ${join(dir.path, 'agent.log')})`,
       async () => {
         agent.assertRunning();
-        return (await node.netns.exec(['curl', '-sf', `http://127.0.0.1:${apiPort}/readyz`])) === 'ok';
+        return (await node.netns.exec(['curl', '-sfk', `https://127.0.0.1:${apiPort}/readyz`])) === 'ok';
       },
       60_000,
       200,
@@ -114,10 +120,84 @@ describe('antrea-agent binary in a netns Node', () => {
     const add = await runCni(env('ADD'), NET_CONF);
     expect(add.code).toBe(0);
     expect(await ping(pod, '10.60.1.1')).toBe(true);
+    // antctl inside the agent Pod: loopback, the loopback token, no verification.
+    const token = readFileSync(join(dir.path, 'apiserver', 'loopback-client-token'), 'utf8');
     const pods = JSON.parse(
-      await node.netns.exec(['curl', '-sf', `http://127.0.0.1:${apiPort}/podinterfaces`]),
+      await node.netns.exec([
+        'curl',
+        '-sfk',
+        '-H',
+        `Authorization: Bearer ${token}`,
+        `https://127.0.0.1:${apiPort}/podinterfaces`,
+      ]),
     ) as unknown[];
     expect(pods).toHaveLength(1);
+  });
+
+  it('serves its API over HTTPS on the Node IP to callers kube-apiserver authenticates and authorizes', async () => {
+    // From outside the Node, as antctl supportbundle dials agents: the Node IP, verified against
+    // the CA the agent publishes in its AntreaAgentInfo, with servername localhost.
+    const info = JSON.parse(await kube.kubectl(['get', 'antreaagentinfo', 'bin1', '-o', 'json'])) as {
+      apiCABundle?: string;
+      apiPort?: number;
+    };
+    expect(info.apiPort).toBe(apiPort);
+    const ca = caFromAgentInfo(info);
+    const base = `https://${node.nodeIp}:${apiPort}`;
+    const get = (path: string, token?: string) =>
+      agentApiGet(base, path, { ca, ...(token ? { token } : {}) });
+
+    // Health paths are open (kubelet's probes); everything else wants credentials.
+    expect(await get('/livez')).toEqual({ status: 200, text: 'ok' });
+    expect((await get('/readyz')).status).toBe(200);
+    const anonymous = await get('/podinterfaces');
+    expect(anonymous.status).toBe(401);
+    expect(JSON.parse(anonymous.text)).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+    expect((await get('/podinterfaces', 'not-a-token')).status).toBe(401);
+
+    // A ServiceAccount kube-apiserver knows, without the nonResourceURL grant: 403.
+    await kube.kubectl(['create', 'serviceaccount', 'agent-api-reader', '-n', 'default']);
+    const saToken = (await kube.kubectl(['create', 'token', 'agent-api-reader', '-n', 'default'])).trim();
+    const denied = await get('/podinterfaces', saToken);
+    expect(denied.status).toBe(403);
+    expect(JSON.parse(denied.text)).toMatchObject({
+      reason: 'Forbidden',
+      message:
+        'path "/podinterfaces" is forbidden: User "system:serviceaccount:default:agent-api-reader" cannot get path "/podinterfaces"',
+    });
+
+    // Granted through RBAC (antctl's ClusterRole grants these nonResourceURLs): 200, for that path only.
+    await kube.kubectl([
+      'create',
+      'clusterrole',
+      'agent-api-podinterfaces',
+      '--verb=get',
+      '--non-resource-url=/podinterfaces',
+    ]);
+    await kube.kubectl([
+      'create',
+      'clusterrolebinding',
+      'agent-api-podinterfaces',
+      '--clusterrole=agent-api-podinterfaces',
+      '--serviceaccount=default:agent-api-reader',
+    ]);
+    // Denials are not cached, so the grant counts on the next request once RBAC has it.
+    await waitFor(
+      'the grant to take effect',
+      async () => (await get('/podinterfaces', saToken)).status === 200,
+    );
+    const granted = await get('/podinterfaces', saToken);
+    expect(JSON.parse(granted.text)).toEqual([
+      expect.objectContaining({ name: 'p1', podNamespace: 'default' }),
+    ]);
+    expect((await get('/ovsflows', saToken)).status).toBe(403);
+
+    // The loopback token works from anywhere it is presented, as a privileged user.
+    const loopback = readFileSync(join(dir.path, 'apiserver', 'loopback-client-token'), 'utf8');
+    expect((await get('/ovsflows?table=L3Forwarding', loopback)).status).toBe(200);
+
+    // The certificate is the agent's own: a client trusting another CA refuses it.
+    await expect(agentApiGet(base, '/livez', { ca: FOREIGN_CA })).rejects.toThrow();
   });
 
   it('exits cleanly on SIGTERM, leaving the Pod connected', async () => {
