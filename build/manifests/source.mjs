@@ -81,6 +81,37 @@ export const CONTROLLER_RULES = [
 ];
 
 /**
+ * antctl's ClusterRole (Antrea's, for what Antrea-TS serves). Its ServiceAccount kube-system/antctl
+ * is the identity `antctl supportbundle` asks a token of to call agents: each agent checks it with
+ * TokenReview and these rules with SubjectAccessReview (the nonResourceURLs are agent API paths).
+ */
+export const ANTCTL_RULES = [
+  rule(['controlplane.antrea.io'], ['networkpolicies', 'appliedtogroups', 'addressgroups'], ['get', 'list']),
+  rule(
+    ['stats.antrea.io'],
+    ['networkpolicystats', 'antreaclusternetworkpolicystats', 'antreanetworkpolicystats'],
+    ['get', 'list'],
+  ),
+  rule(['system.antrea.io'], ['controllerinfos', 'agentinfos'], ['get']),
+  rule(['system.antrea.io'], ['supportbundles'], ['get', 'create']),
+  rule(['system.antrea.io'], ['supportbundles/download'], ['get']),
+  {
+    nonResourceURLs: [
+      '/agentinfo',
+      '/addressgroups',
+      '/appliedtogroups',
+      '/featuregates',
+      '/loglevel',
+      '/networkpolicies',
+      '/ovsflows',
+      '/ovstracing',
+      '/podinterfaces',
+    ],
+    verbs: ['get'],
+  },
+];
+
+/**
  * @typedef {object} Renderer
  * @property {(path: string) => string} scalar  a value inside text or a plain field
  * @property {(path: string) => unknown} block  an object field (resources)
@@ -172,10 +203,13 @@ export function rbacObjects() {
   return [
     sa('antrea-agent'),
     sa('antrea-controller'),
+    sa('antctl'),
     clusterRole('antrea-agent', AGENT_RULES),
     clusterRole('antrea-controller', CONTROLLER_RULES),
+    clusterRole('antctl', ANTCTL_RULES),
     binding('antrea-agent', 'ClusterRole', 'antrea-agent', 'antrea-agent'),
     binding('antrea-controller', 'ClusterRole', 'antrea-controller', 'antrea-controller'),
+    binding('antctl', 'ClusterRole', 'antctl', 'antctl'),
     // Delegated authentication and authorization, as every extension API server needs.
     binding('antrea-controller-auth-delegator', 'ClusterRole', 'system:auth-delegator', 'antrea-controller'),
     binding('antrea-agent-auth-delegator', 'ClusterRole', 'system:auth-delegator', 'antrea-agent'),
@@ -323,13 +357,14 @@ function agentDaemonSet(r) {
               args: ['--config=/etc/antrea/antrea-agent.conf', `--log-level=${r.scalar('logLevel')}`],
               env: fieldEnv,
               securityContext: { privileged: true },
+              // HTTPS like kubelet probes Antrea's agent; health paths need no credentials.
               readinessProbe: {
-                httpGet: { host: '127.0.0.1', path: '/readyz', port: 10350 },
+                httpGet: { host: '127.0.0.1', path: '/readyz', port: 10350, scheme: 'HTTPS' },
                 periodSeconds: 10,
                 failureThreshold: 5,
               },
               livenessProbe: {
-                httpGet: { host: '127.0.0.1', path: '/livez', port: 10350 },
+                httpGet: { host: '127.0.0.1', path: '/livez', port: 10350, scheme: 'HTTPS' },
                 periodSeconds: 10,
                 failureThreshold: 5,
               },

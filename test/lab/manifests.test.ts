@@ -76,6 +76,33 @@ describe('deployment artifacts', () => {
     expect(JSON.parse(conflist!)).toEqual(antreaCniConflist());
   });
 
+  it("probe the agent over HTTPS and let antctl's ServiceAccount call the agent API paths", () => {
+    type Obj = { kind: string; metadata: { name: string } } & Record<string, unknown>;
+    const objects = parseAllDocuments(readFileSync(`${ROOT}build/yamls/antrea.yml`, 'utf8')).map(
+      (d) => d.toJSON() as Obj,
+    );
+    const find = <T = Obj>(kind: string, name: string) =>
+      objects.find((o) => o.kind === kind && o.metadata.name === name) as unknown as T;
+    const agent = find<{
+      spec: { template: { spec: { containers: Record<string, { httpGet?: { scheme?: string } }>[] } } };
+    }>('DaemonSet', 'antrea-agent').spec.template.spec.containers[0]!;
+    expect(agent['readinessProbe']?.httpGet?.scheme).toBe('HTTPS');
+    expect(agent['livenessProbe']?.httpGet?.scheme).toBe('HTTPS');
+    const { rules } = find<{ rules: { nonResourceURLs?: string[] }[] }>('ClusterRole', 'antctl');
+    const urls = rules.flatMap((r) => r.nonResourceURLs ?? []);
+    expect(urls).toEqual(
+      expect.arrayContaining(['/podinterfaces', '/ovsflows', '/agentinfo', '/networkpolicies']),
+    );
+    expect(find('ClusterRoleBinding', 'antctl')).toMatchObject({
+      roleRef: { name: 'antctl' },
+      subjects: [{ kind: 'ServiceAccount', name: 'antctl', namespace: 'kube-system' }],
+    });
+    // The agent checks callers through kube-apiserver.
+    expect(find('ClusterRoleBinding', 'antrea-agent-auth-delegator')).toMatchObject({
+      roleRef: { name: 'system:auth-delegator' },
+    });
+  });
+
   it('apply to a real kube-apiserver', async () => {
     const manifest = `${ROOT}build/yamls/antrea.yml`;
     // CRDs for real (the dry run of custom resources needs them), then everything server-side.
