@@ -27,8 +27,11 @@ const BEARER = 'opaque-bearer-f1-7c1d2e3f4a5b6c7d';
 const SECRET_VALUE = 'planted-secret-value-f1-93ab71';
 const TOKEN_FILE_VALUE = 'planted-token-file-f1-5e6f7a8b9c';
 
+/** antctl as in the agent Pod: the Node's netns, the agent's loopback token. */
 const agentCtl = (args: string[]) =>
-  antctlIn(lab.node(N1).netns, ['--mode', 'agent', '--agent-address', agentAddress, ...args]);
+  antctlIn(lab.node(N1).netns, ['--mode', 'agent', '--agent-address', agentAddress, ...args], {
+    ANTCTL_AGENT_TOKEN_FILE: lab.node(N1).apiTokenFile,
+  });
 
 /** br-int's flow lines as ovs-ofctl prints them on the Node: the reference antctl is checked against. */
 async function ofctlFlows(): Promise<string[]> {
@@ -71,7 +74,7 @@ describe('antctl agent mode and support bundles on a real agent', () => {
     await Lab.down(LAB_OPTIONS);
     lab = await Lab.up({ ...LAB_OPTIONS, nodes: 1 });
     const node = lab.node(N1);
-    agentAddress = `http://127.0.0.1:${node.apiPort}`;
+    agentAddress = `https://127.0.0.1:${node.apiPort}`;
     outDir = await mkdtemp(join(tmpdir(), 'antrea-ts-f1-bundles-'));
 
     // Secrets where they would leak: key material in the agent's configuration file, credentials
@@ -333,6 +336,46 @@ describe('antctl agent mode and support bundles on a real agent', () => {
     ];
     expect(await findSecrets(archive, secrets)).toEqual([]);
     expect(Buffer.from(clusterinfo).includes(Buffer.from(SECRET_VALUE))).toBe(false);
+  });
+
+  it("supportbundle from outside collects the agent's archive over HTTPS: apiCABundle verified, antctl's ServiceAccount authorized", async () => {
+    const dir = join(outDir, 'controller-mode-agent');
+    const kubeconfig = join(LAB_OPTIONS.stateDir, 'kubeconfig');
+    // No --insecure: antctl dials the Node IP and verifies the agent against AntreaAgentInfo.apiCABundle.
+    const r = await antctlIn(undefined, ['supportbundle', N1, '-d', dir], { KUBECONFIG: kubeconfig });
+    expect(r.err).toBe('');
+    const archive = join(dir, `agent_${N1}.tar.gz`);
+    expect(r.out).toContain(`Collected ${archive}`);
+    const files = await extract(archive);
+    expect(files.get('ovs/flows.txt')?.toString()).toMatch(/conj_id=\d+/);
+    expect(JSON.parse(files.get('agent/agentinfo.json')?.toString() ?? '{}')).toMatchObject({
+      metadata: { name: N1 },
+    });
+    expect(
+      await findSecrets(archive, [agentToken, PRIVATE_KEY_BODY, BEARER, SECRET_VALUE, TOKEN_FILE_VALUE]),
+    ).toEqual([]);
+
+    // Without the antctl ServiceAccount's grant the agent refuses the same token (SubjectAccessReview).
+    await lab.kubectl(['delete', 'clusterrolebinding', 'antctl']);
+    // The agent keeps a grant for 10 s (kube's webhook authorizer default): wait it out.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    try {
+      const denied = await antctlIn(undefined, ['supportbundle', N1, '-d', join(outDir, 'denied')], {
+        KUBECONFIG: kubeconfig,
+      });
+      expect(denied.code).not.toBe(0);
+      expect(denied.err).toMatch(/403|[Ff]orbidden/);
+    } finally {
+      await lab.kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'antctl', labels: { app: 'antrea' } },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'antctl' },
+          subjects: [{ kind: 'ServiceAccount', name: 'antctl', namespace: 'kube-system' }],
+        }),
+      });
+    }
   });
 
   it('SupportBundleCollection: the controller picks the Node, the agent uploads with the token of the Secret, status completes', async () => {
