@@ -109,6 +109,7 @@ async function startNode(
     datapathType: 'netdev',
     cniSocket: socket,
     apiPort: await freePort(),
+    apiLoopbackTokenPath: join(dir.path, 'loopback-client-token'),
     cniBinDir: '/usr/lib/cni',
     hostLocalDataDir: join(dir.path, 'ipam'),
   });
