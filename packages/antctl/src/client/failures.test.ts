@@ -47,6 +47,16 @@ describe('failure messages tell the user what to do', () => {
     });
     expect(e.message).toContain('RBAC');
   });
+  it('401 from the agent points at its loopback token, not at the kubeconfig', () => {
+    const e = httpFailure(401, status({ message: 'Unauthorized' }), {
+      route: { kind: 'agent' },
+      target: 'https://127.0.0.1:10350',
+      subject: 'podinterfaces',
+    });
+    expect(e.message).toBe(
+      "the Antrea agent API at https://127.0.0.1:10350 did not accept the token (401 Unauthorized: Unauthorized): in agent mode antctl presents the agent's loopback token, read from /var/run/antrea/apiserver/loopback-client-token (or the file ANTCTL_AGENT_TOKEN_FILE names); run it as root on the agent's Node (or in its Pod)",
+    );
+  });
   it('connection refused to the agent suggests --agent-address and --mode', () => {
     const e = networkFailure(
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:10350'), { code: 'ECONNREFUSED' }),

@@ -1,5 +1,8 @@
 import { AntctlError } from '../errors.js';
 
+const LOOPBACK_TOKEN_HINT =
+  'read from /var/run/antrea/apiserver/loopback-client-token (or the file ANTCTL_AGENT_TOKEN_FILE names)';
+
 /** Which hop a request takes; the advice on failure depends on it. */
 export type Route =
   /** Kubernetes API → APIService → antrea-controller (controller mode from outside the cluster). */
@@ -75,6 +78,15 @@ export function httpFailure(status: number, body: Buffer, ctx: FailureContext): 
   const st = parseStatus(body);
   const text = serverText(body);
   const opts = { status };
+  if (status === 401 && ctx.route.kind === 'agent') {
+    // The agent API takes the agent's loopback token (agent mode) or a token kube-apiserver knows
+    // (the antctl ServiceAccount's, from supportbundle), never the kubeconfig's client certificate.
+    return new AntctlError(
+      'ANTCTL_SERVER_ERROR',
+      `the Antrea agent API at ${ctx.target} did not accept the token (401 Unauthorized: ${text}): in agent mode antctl presents the agent's loopback token, ${LOOPBACK_TOKEN_HINT}; run it as root on the agent's Node (or in its Pod)`,
+      opts,
+    );
+  }
   if (status === 401) {
     return new AntctlError(
       'ANTCTL_SERVER_ERROR',
