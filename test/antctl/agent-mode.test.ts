@@ -85,7 +85,8 @@ describe('antctl agent mode against the agent REST API', () => {
   it('without the loopback token the agent answers 401 and antctl says so', async () => {
     const r = await antctlAnonymous(['--mode', 'agent', '--agent-address', address, 'get', 'podinterface']);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/401|[Uu]nauthorized/);
+    expect(r.err).toContain('did not accept the token (401 Unauthorized');
+    expect(r.err).toContain("the agent's loopback token");
   });
 
   it('get agentinfo, detected from POD_NAME', async () => {
