@@ -14,6 +14,7 @@ import type { BundleServerAuth, BundleUploader } from './bundle-uploader.js';
 const RESOURCE = 'supportbundlecollections';
 type CollectionResource = typeof RESOURCE;
 const BASE = `/apis/controlplane.antrea.io/v1beta2/${RESOURCE}`;
+const REPORT_TIMEOUT_MS = 10_000;
 
 /** A decoded controlplane SupportBundleCollection (the fields the agent reads). */
 interface WireCollection {
@@ -56,6 +57,8 @@ async function postJson(conn: ControllerConnection, path: string, body: unknown)
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
     });
+    // A controller that never answers must not hold the queue: no status counts as refused.
+    req.setTimeout(REPORT_TIMEOUT_MS, () => req.close(h2.NGHTTP2_CANCEL));
     let status = 0;
     req.on('response', (headers) => {
       status = Number(headers[h2.HTTP2_HEADER_STATUS]);
@@ -179,6 +182,8 @@ export class SupportBundleCollectionAgent implements ControllerWatchSink<Collect
       this.unreported.delete(key);
       return;
     }
+    // Forgotten meanwhile (deleted, or out of the span): the collection is over, its report with it.
+    if (!this.spanned.has(key)) return;
     this.log.warn({ collection: name, status: code }, 'reporting the collection status failed; retrying');
     this.unreported.set(key, status);
     this.scheduleRetry();
