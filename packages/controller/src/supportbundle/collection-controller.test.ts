@@ -1,6 +1,6 @@
 import type { SupportBundleCollection, SupportBundleCollectionStatus } from '@antrea-ts/apis';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SupportBundleCollectionController } from './collection-controller.js';
 import { collectionStatus, selectNodes } from './collection-status.js';
 import type { CollectionApi } from './kube-collection-api.js';
@@ -12,6 +12,7 @@ const NODES = [
 ];
 
 class FakeApi implements CollectionApi {
+  watchCollections?: CollectionApi['watchCollections'];
   collections: SupportBundleCollection[] = [];
   written: { name: string; status: SupportBundleCollectionStatus }[] = [];
   async listCollections() {
@@ -88,6 +89,34 @@ describe('SupportBundleCollection selection and status', () => {
 });
 
 describe('SupportBundleCollectionController', () => {
+  it('runs a pass on each CR event and each report, not only at the resync', async () => {
+    const api = new FakeApi();
+    let changed: (() => void) | undefined;
+    let watching = false;
+    api.watchCollections = (cb) => {
+      changed = cb;
+      watching = true;
+      return async () => {
+        watching = false;
+      };
+    };
+    const c = new SupportBundleCollectionController({
+      api,
+      logger: pino({ level: 'silent' }),
+      now: () => new Date('2026-11-21T12:05:00Z'),
+      resyncMs: 3_600_000,
+    });
+    c.start();
+    const until = (check: () => void) => vi.waitFor(check, { timeout: 5_000, interval: 5 });
+    api.collections = [sbc('c1', { nodes: { nodeNames: ['n1'] } })];
+    changed?.();
+    await until(() => expect([...(c.store.get('c1')?.object.span ?? [])]).toEqual(['n1']));
+    c.report({ metadata: { name: 'c1' }, nodes: [{ nodeName: 'n1', completed: true }] });
+    await until(() => expect(cond(api.written.at(-1)?.status, 'Completed')).toBe('True'));
+    await c.stop();
+    expect(watching).toBe(false);
+  });
+
   it('spans the targets with credentials from the Secret, takes reports, completes and forgets', async () => {
     const api = new FakeApi();
     api.collections = [

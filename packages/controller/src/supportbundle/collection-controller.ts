@@ -3,7 +3,9 @@
 // Nodes, with the file server's credentials read from the referenced Secret; agents receive it
 // through controlplane.antrea.io supportbundlecollections (fieldSelector nodeName=), collect,
 // upload, and report per Node through the status subresource; the controller turns the reports
-// into the CR's status. Collections are read by polling the API (every resyncMs), not watched.
+// into the CR's status. A pass runs on every CR event (when the API offers a watch) and on every
+// agent report, so a new collection reaches the agents at once; it also runs every resyncMs for
+// expiry and for whatever a failed pass left undone.
 import { DEFAULT_BUNDLE_EXPIRATION_MINUTES, type SupportBundleCollectionStatus } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import { RamStore, type SpannedObject } from '../store/ram-store.js';
@@ -82,6 +84,9 @@ export class SupportBundleCollectionController {
   >();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /** Something changed during the running pass: run another after it. */
+  #again = false;
+  #stopWatching: (() => Promise<void>) | undefined;
   #failing = false;
 
   constructor(private readonly opts: CollectionControllerOptions) {
@@ -91,29 +96,46 @@ export class SupportBundleCollectionController {
 
   start(): void {
     if (this.#timer) return;
-    const tick = () => {
-      this.#running ??= this.sync()
-        .then(() => {
-          this.#failing = false;
-        })
-        .catch((err: unknown) => {
-          // Once per outage (e.g. no RBAC for the CRD): the poll repeats every resyncMs.
-          if (!this.#failing) this.#log.warn({ err }, 'SupportBundleCollection sync failed; retrying');
-          this.#failing = true;
-        })
-        .finally(() => {
-          this.#running = undefined;
-        });
-    };
-    tick();
-    this.#timer = setInterval(tick, this.opts.resyncMs ?? 2000);
+    this.#timer = setInterval(() => this.#kick(), this.opts.resyncMs ?? 2000);
     this.#timer.unref();
+    this.#stopWatching = this.opts.api.watchCollections?.(
+      () => this.#kick(),
+      (err) => this.#log.debug({ err }, 'SupportBundleCollection watch failed; restarting'),
+    );
+    this.#kick();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    await this.#stopWatching?.();
+    this.#stopWatching = undefined;
     await this.#running;
+  }
+
+  /** Runs a pass now, or right after the running one; nothing once stopped. */
+  #kick(): void {
+    if (!this.#timer) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.sync()
+      .then(() => {
+        this.#failing = false;
+      })
+      .catch((err: unknown) => {
+        // Once per outage (e.g. no RBAC for the CRD): the pass repeats every resyncMs.
+        if (!this.#failing) this.#log.warn({ err }, 'SupportBundleCollection sync failed; retrying');
+        this.#failing = true;
+      })
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.#kick();
+        }
+      });
   }
 
   /** One pass: every collection's internal object and status brought up to date. */
@@ -192,6 +214,8 @@ export class SupportBundleCollectionController {
     // The Node leaves the span: its agent stops seeing the collection.
     const obj = this.store.get(name)?.object;
     if (obj) this.#put({ ...obj, span: new Set([...obj.span].filter((n) => !entry.reports.has(n))) });
+    // The CR status follows now rather than at the next resync.
+    this.#kick();
   }
 
   #put(obj: InternalSupportBundleCollection): void {

@@ -1,4 +1,10 @@
-import type { SupportBundleCollection, SupportBundleCollectionStatus } from '@antrea-ts/apis';
+import {
+  CRD_KINDS,
+  crdInformer,
+  restartInformerOnError,
+  type SupportBundleCollection,
+  type SupportBundleCollectionStatus,
+} from '@antrea-ts/apis';
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -12,6 +18,11 @@ import type { NamedLabels } from './collection-status.js';
 /** What the SupportBundleCollection controller reads and writes in the Kubernetes API. */
 export interface CollectionApi {
   listCollections(): Promise<SupportBundleCollection[]>;
+  /**
+   * Calls `changed` after every CR event until the returned stop is called; optional (without it
+   * the controller sees CRs at its resync only).
+   */
+  watchCollections?(changed: () => void, failed: (err: unknown) => void): () => Promise<void>;
   listNodes(): Promise<NamedLabels[]>;
   /** ExternalNodes (crd.antrea.io/v1alpha1); none when the kind is not served. */
   listExternalNodes(): Promise<(NamedLabels & { namespace: string })[]>;
@@ -28,7 +39,7 @@ export class KubeCollectionApi implements CollectionApi {
   readonly #core: CoreV1Api;
   readonly #secrets: KubeSecretClient;
 
-  constructor(kc: KubeConfig) {
+  constructor(private readonly kc: KubeConfig) {
     this.#crds = kc.makeApiClient(CustomObjectsApi);
     this.#core = kc.makeApiClient(CoreV1Api);
     this.#secrets = new KubeSecretClient(kc);
@@ -41,6 +52,18 @@ export class KubeCollectionApi implements CollectionApi {
       plural: 'supportbundlecollections',
     })) as { items?: SupportBundleCollection[] };
     return list.items ?? [];
+  }
+
+  watchCollections(changed: () => void, failed: (err: unknown) => void): () => Promise<void> {
+    const informer = crdInformer<SupportBundleCollection>(this.kc, CRD_KINDS.SupportBundleCollection);
+    let active = true;
+    for (const verb of ['add', 'update', 'delete'] as const) informer.on(verb, () => changed());
+    restartInformerOnError(informer, { active: () => active, onError: failed });
+    void informer.start().catch(failed);
+    return async () => {
+      active = false;
+      await informer.stop();
+    };
   }
 
   async listNodes(): Promise<NamedLabels[]> {
