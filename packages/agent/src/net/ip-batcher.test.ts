@@ -49,6 +49,16 @@ describe('IpBatcher', () => {
     expect((results[3] as PromiseRejectedResult).reason.message).toContain('Error: argument "z" is wrong');
   });
 
+  it('fails every caller when ip exits without saying which line failed (killed, say)', async () => {
+    const killed = Object.assign(new Error('ip -force -batch -: exit 137'), { stderr: '', exitCode: 137 });
+    const b = new IpBatcher({ run: () => Promise.reject(killed) });
+    const results = await Promise.allSettled([b.run(['link del a']), b.run(['link del b'])]);
+    expect(results).toEqual([
+      { status: 'rejected', reason: killed },
+      { status: 'rejected', reason: killed },
+    ]);
+  });
+
   it('rejects lines with newlines (they would become commands of their own)', () => {
     expect(() => new IpBatcher(new ScriptedIp()).run(['link del a\nlink del b'])).toThrow(/newline/);
   });

@@ -20,6 +20,17 @@ export function parseBatchErrors(stderr: string): { byLine: Map<number, string>;
 }
 
 /**
+ * The stderr of a failed `ip -batch` run, to attribute its failures by line; rethrows `err` when
+ * there is none to read: a run that timed out, or that exited without a word (killed, say), leaves
+ * every line in doubt, so every caller fails with it.
+ */
+export function batchStderr(err: unknown): string {
+  const stderr = (err as { stderr?: unknown }).stderr;
+  if (typeof stderr !== 'string' || stderr.trim() === '') throw err;
+  return stderr;
+}
+
+/**
  * Runs iproute2 commands (`link add ...`, `link del ...`) from concurrent callers as one
  * `ip -force -batch -` process: commands requested while a batch runs go together in the next one.
  * A burst of Pod ADDs then costs one `ip` process instead of one per Pod. `-force` keeps going past
@@ -49,9 +60,7 @@ export class IpBatcher {
       await this.runner.run(['ip', '-force', '-batch', '-'], { input });
       return requests.map(() => undefined);
     } catch (err) {
-      const stderr = (err as { stderr?: unknown }).stderr;
-      if (typeof stderr !== 'string') throw err;
-      const { byLine, trailing } = parseBatchErrors(stderr);
+      const { byLine, trailing } = parseBatchErrors(batchStderr(err));
       const lastReported = Math.max(0, ...byLine.keys());
       let first = 1;
       return requests.map((lines) => {

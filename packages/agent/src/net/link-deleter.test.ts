@@ -42,6 +42,16 @@ describe('LinkDeleter', () => {
     await expect(d.delete('x')).rejects.toMatchObject({ message: expect.stringContaining('busy') });
   });
 
+  it('fails every caller when ip exits without saying which line failed (killed, say)', async () => {
+    const killed = Object.assign(new Error('ip -force -batch -: exit 137'), { stderr: '', exitCode: 137 });
+    const d = new LinkDeleter({ run: () => Promise.reject(killed) });
+    const results = await Promise.allSettled([d.delete('a'), d.delete('b')]);
+    expect(results).toEqual([
+      { status: 'rejected', reason: killed },
+      { status: 'rejected', reason: killed },
+    ]);
+  });
+
   it('refuses names that are not Linux interface names, before running anything', async () => {
     const ip = new ScriptedIp();
     await expect(new LinkDeleter(ip).delete('a\nlink del b')).rejects.toMatchObject({

@@ -1,7 +1,7 @@
 import { AgentError } from '../errors.js';
 import { GroupCommit, type ItemOutcome } from '../util/group-commit.js';
 import type { CommandRunner } from './command-runner.js';
-import { parseBatchErrors } from './ip-batcher.js';
+import { batchStderr, parseBatchErrors } from './ip-batcher.js';
 
 /**
  * The link group (IFLA_GROUP) links are moved to just before they are deleted. Nothing else uses
@@ -40,9 +40,7 @@ export class LinkDeleter {
       await this.runner.run(['ip', '-force', '-batch', '-'], { input: `${lines.join('\n')}\n` });
       return names.map(() => undefined);
     } catch (err) {
-      const stderr = (err as { stderr?: unknown }).stderr;
-      if (typeof stderr !== 'string') throw err;
-      const { byLine, trailing } = parseBatchErrors(stderr);
+      const { byLine, trailing } = parseBatchErrors(batchStderr(err));
       // An empty group (every link already gone) makes the kernel answer "No such device".
       const delError = byLine.get(lines.length);
       const groupFailed = delError !== undefined && !/No such device/.test(delError) ? delError : trailing;
