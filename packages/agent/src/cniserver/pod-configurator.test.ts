@@ -33,7 +33,9 @@ class RecordingRunner implements CommandRunner {
 class FakeIpam implements Ipam {
   held = new Set<string>();
   next = 2;
+  failAdd = false;
   async add(id: string) {
+    if (this.failAdd) throw new Error('no addresses left');
     this.held.add(id);
     return { address: `10.10.1.${this.next++}/24`, gateway: '10.10.1.1' };
   }
@@ -46,7 +48,9 @@ class FakeIpam implements Ipam {
 class NullSwitch implements FlowSwitch {
   connected = true;
   mods: FlowMod[] = [];
+  failBundles = false;
   async bundle(m: readonly FlowMod[]) {
+    if (this.failBundles) throw new Error('bundle refused');
     this.mods.push(...m);
   }
   async dumpFlows() {
@@ -168,6 +172,60 @@ describe('PodConfigurator', () => {
     const added = sw.mods.filter((m) => m.command === 'ADD').length;
     expect(added).toBe(5);
     expect(sw.mods.filter((m) => m.command === 'DELETE_STRICT')).toHaveLength(added);
+    expect(ipam.held.size).toBe(0);
+    expect(store.size).toBe(0);
+  });
+
+  it('removes the veth it made when IPAM fails alongside it', async () => {
+    const { bridges, runner, ipam, sw, store, pods } = await setup();
+    ipam.failAdd = true;
+    await expect(pods.add(req)).rejects.toThrow('no addresses left');
+    expect(runner.inputs[0]).toMatch(/^link add /);
+    expect(runner.inputs.at(-1)).toMatch(/^link set dev \S+ group \d+\nlink del group \d+\n$/);
+    expect(runner.calls.map((c) => c.join(' '))).not.toContain('ip -n p1 -batch -');
+    expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
+    expect(sw.mods).toEqual([]);
+    expect(store.size).toBe(0);
+  });
+
+  it('rolls back everything when the OVS side fails at any step while the Pod side succeeds', async () => {
+    for (const step of ['addPort', 'waitForOfport', 'flows'] as const) {
+      const { bridges, runner, ipam, sw, store, pods } = await setup();
+      if (step === 'flows') sw.failBundles = true;
+      else bridges[step] = () => Promise.reject(new Error(`${step} failed`));
+      await expect(pods.add(req), step).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
+      expect(
+        runner.calls.map((c) => c.join(' ')),
+        step,
+      ).toContain('ip -n p1 -batch -');
+      expect(
+        (await bridges.listPorts('br-int')).map((p) => p.name),
+        step,
+      ).toEqual(['br-int']);
+      expect(sw.mods, step).toEqual([]);
+      expect(runner.inputs.at(-1), step).toMatch(/^link set dev \S+ group \d+\nlink del group \d+\n$/);
+      expect(ipam.held.size, step).toBe(0);
+      expect(store.size, step).toBe(0);
+    }
+  });
+
+  it('waits for the OVS side before rolling back when the Pod side fails first', async () => {
+    const { bridges, runner, ipam, sw, store, pods } = await setup();
+    // The Pod side fails at once; the OVS side is still waiting for the ofport and then adds flows.
+    runner.failOn = '-n';
+    const waitForOfport = bridges.waitForOfport.bind(bridges);
+    bridges.waitForOfport = async (name) => {
+      await new Promise((r) => setTimeout(r, 30));
+      return waitForOfport(name);
+    };
+    await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
+    expect(sw.mods.filter((m) => m.command === 'ADD')).toHaveLength(5);
+    // Every flow added after the failure is deleted again, after it was added.
+    expect(sw.mods.map((m) => m.command)).toEqual([
+      ...Array(5).fill('ADD'),
+      ...Array(5).fill('DELETE_STRICT'),
+    ]);
+    expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
     expect(ipam.held.size).toBe(0);
     expect(store.size).toBe(0);
   });
