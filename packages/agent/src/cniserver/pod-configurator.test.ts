@@ -192,7 +192,8 @@ describe('PodConfigurator', () => {
     for (const step of ['addPort', 'waitForOfport', 'flows'] as const) {
       const { bridges, runner, ipam, sw, store, pods } = await setup();
       if (step === 'flows') sw.failBundles = true;
-      else bridges[step] = () => Promise.reject(new Error(`${step} failed`));
+      else if (step === 'addPort') bridges.addPort = () => Promise.reject(new Error('addPort failed'));
+      else bridges.waitForOfport = () => Promise.reject(new Error('waitForOfport failed'));
       await expect(pods.add(req), step).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
       expect(
         runner.calls.map((c) => c.join(' ')),
