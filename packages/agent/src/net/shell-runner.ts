@@ -190,8 +190,9 @@ export class ShellCommandRunner implements CommandRunner {
   private complete(id: number, code: number): void {
     const p = this.pending.get(id);
     const base = join(this.dir, String(id));
-    const stdout = readScratch(`${base}.out`);
-    const stderr = readScratch(`${base}.err`);
+    // Only what is used is read: stdout for a caller still waiting, stderr of a failure.
+    const stdout = p ? readScratch(`${base}.out`) : '';
+    const stderr = p && code !== 0 ? readScratch(`${base}.err`) : '';
     // The shell made .out and .err; .in exists only with input (a timed-out command's entry is gone:
     // try it). A failed unlinkSync throws, and an exception costs more than the unlink itself.
     removeScratch(`${base}.out`);
