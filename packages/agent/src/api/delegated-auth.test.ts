@@ -5,8 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { registerDelegatedAuth } from './delegated-auth.js';
 
 const logger = pino({ level: 'silent' });
+const BUNDLES = '/apis/system.antrea.io/v1beta1/supportbundles';
 
-/** alice is allowed /podinterfaces only; bob is known but allowed nothing. */
+/**
+ * alice is allowed GET /podinterfaces and to create supportbundles.system.antrea.io only; bob is
+ * known but allowed nothing.
+ */
 function reviewers(calls: string[]): { tokenReviewer: TokenReviewer; accessReviewer: AccessReviewer } {
   return {
     tokenReviewer: {
@@ -19,8 +23,16 @@ function reviewers(calls: string[]): { tokenReviewer: TokenReviewer; accessRevie
     },
     accessReviewer: {
       review: async (user, info) => {
-        calls.push(`sar:${user.username}:${info.verb}:${info.path}`);
-        return { allowed: user.username === 'alice' && info.path === '/podinterfaces' };
+        const what = info.isResourceRequest
+          ? `${info.resource}.${info.apiGroup}/${info.apiVersion}:${info.name}`
+          : info.path;
+        calls.push(`sar:${user.username}:${info.verb}:${what}`);
+        return {
+          allowed:
+            user.username === 'alice' &&
+            (info.path === '/podinterfaces' ||
+              (info.isResourceRequest && info.resource === 'supportbundles' && info.verb === 'create')),
+        };
       },
     },
   };
@@ -38,6 +50,8 @@ describe('registerDelegatedAuth', () => {
       logger,
     });
     for (const path of ['/livez', '/readyz', '/podinterfaces', '/ovsflows']) app.get(path, async () => 'ok');
+    app.post(BUNDLES, async () => 'ok');
+    app.get(`${BUNDLES}/:name`, async () => 'ok');
     return app;
   }
 
@@ -82,6 +96,25 @@ describe('registerDelegatedAuth', () => {
       message: 'path "/ovsflows" is forbidden: User "alice" cannot get path "/ovsflows"',
     });
     expect((await get(a, '/podinterfaces', 'bob-token')).statusCode).toBe(403);
+  });
+
+  it('asks SubjectAccessReview about resource attributes for /apis paths (the support bundle API)', async () => {
+    const calls: string[] = [];
+    const a = await build(true, calls);
+    const post = await a.inject({
+      method: 'POST',
+      url: BUNDLES,
+      headers: { authorization: 'Bearer alice-token' },
+    });
+    expect(post.statusCode).toBe(200);
+    const read = await get(a, `${BUNDLES}/agent`, 'alice-token');
+    expect(read.statusCode).toBe(403);
+    expect(read.json()).toMatchObject({ reason: 'Forbidden', code: 403 });
+    expect(calls).toEqual([
+      'token:alice-token',
+      'sar:alice:create:supportbundles.system.antrea.io/v1beta1:',
+      'sar:alice:get:supportbundles.system.antrea.io/v1beta1:agent',
+    ]);
   });
 
   it('accepts the loopback token as a privileged user without any review', async () => {
