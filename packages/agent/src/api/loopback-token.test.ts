@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,9 +26,14 @@ describe('writeLoopbackToken', () => {
     expect(first).toBe(Buffer.alloc(32, 1).toString('base64url'));
     expect(statSync(path).mode & 0o777).toBe(0o600);
     writeFileSync(path, 'old', { mode: 0o644 });
+    // Whoever could open the file left open never gets to read the new token through it.
+    const opened = openSync(path, 'r');
     const second = await writeLoopbackToken(path, bytes);
     expect(second).not.toBe(first);
     expect(readFileSync(path, 'utf8')).toBe(second);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(opened, 'utf8')).toBe('old');
+    closeSync(opened);
+    expect(readdirSync(join(dir, 'apiserver'))).toEqual(['loopback-client-token']);
   });
 });
