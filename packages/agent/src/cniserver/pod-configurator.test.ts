@@ -62,7 +62,9 @@ class NullSwitch implements FlowSwitch {
   async waitConnected() {}
 }
 
-async function setup(options: { disableTxChecksumOffload?: boolean } = {}) {
+async function setup(
+  options: { disableTxChecksumOffload?: boolean; deletePort?: (name: string) => Promise<unknown> } = {},
+) {
   const bridges = new FakeBridgeClient();
   await bridges.ensureBridge('br-int');
   const runner = new RecordingRunner();
@@ -83,6 +85,7 @@ async function setup(options: { disableTxChecksumOffload?: boolean } = {}) {
     logger,
     randomBytes: (n) => Buffer.alloc(n, 0x11),
     netnsExists: async (path) => path !== '/var/run/netns/gone',
+    ...(options.deletePort ? { deletePort: options.deletePort } : {}),
   });
   return { bridges, runner, ipam, sw, store, pods };
 }
@@ -229,6 +232,25 @@ describe('PodConfigurator', () => {
     expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
     expect(ipam.held.size).toBe(0);
     expect(store.size).toBe(0);
+  });
+
+  it('removes the port of a failed ADD the way DEL does (the injected deletePort, e.g. a PortBatcher)', async () => {
+    const deleted: string[] = [];
+    const { bridges, runner, pods } = await setup({
+      deletePort: async (name) => {
+        deleted.push(name);
+        await bridges.deletePort('br-int', name);
+      },
+    });
+    runner.failOn = '-n';
+    runner.delayMs = 20;
+    await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
+    expect(deleted).toHaveLength(1);
+    expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
+    runner.failOn = undefined;
+    const pod = await pods.add(req);
+    await pods.del(req);
+    expect(deleted).toEqual([pod.hostIfName, pod.hostIfName]);
   });
 
   it('fails a Pod whose netns is gone or unsafe for an ip batch line, before touching anything', async () => {

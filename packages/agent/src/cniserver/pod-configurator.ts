@@ -103,6 +103,16 @@ export class PodConfigurator {
     this.deleter = new LinkDeleter(deps.runner);
   }
 
+  private addPort(spec: { name: string; externalIds: Record<string, string> }): Promise<unknown> {
+    const { deps } = this;
+    return deps.addPort ? deps.addPort(spec) : deps.bridges.addPort(deps.bridgeName, spec);
+  }
+
+  private deletePort(name: string): Promise<unknown> {
+    const { deps } = this;
+    return deps.deletePort ? deps.deletePort(name) : deps.bridges.deletePort(deps.bridgeName, name);
+  }
+
   async add(req: PodRequest): Promise<PodInterface> {
     const { deps } = this;
     const existing = deps.store.get(req.containerId);
@@ -176,9 +186,10 @@ export class PodConfigurator {
           },
         );
       const ovsSide = (async () => {
-        const portSpec = { name: hostIfName, externalIds: podExternalIds(identity) };
-        await (deps.addPort ? deps.addPort(portSpec) : deps.bridges.addPort(deps.bridgeName, portSpec));
-        undo.push(() => deps.bridges.deletePort(deps.bridgeName, hostIfName));
+        // Undone like DEL undoes it, and registered first: an add that failed may still have made
+        // the port (a reply lost after the commit), and deleting a missing port does nothing.
+        undo.push(() => this.deletePort(hostIfName));
+        await this.addPort({ name: hostIfName, externalIds: podExternalIds(identity) });
         mark('ovsPort');
         const ofport = await deps.bridges.waitForOfport(hostIfName);
         mark('ofport');
@@ -211,9 +222,7 @@ export class PodConfigurator {
     const pod = deps.store.get(req.containerId);
     const unwire = async (pod: PodInterface) => {
       await deps.flows.remove(podFlowOwner(req.containerId));
-      await (deps.deletePort
-        ? deps.deletePort(pod.hostIfName)
-        : deps.bridges.deletePort(deps.bridgeName, pod.hostIfName));
+      await this.deletePort(pod.hostIfName);
       // Deleting our end removes the pair, wherever the Pod end is (or if its netns is gone).
       await this.deleter.delete(pod.hostIfName).catch(() => undefined);
       deps.store.delete(req.containerId);
