@@ -1,4 +1,5 @@
 import { access } from 'node:fs/promises';
+import { inNetnsPath } from './command-runner.js';
 
 /** Whether a network namespace handle (e.g. /var/run/netns/x, /proc/<pid>/ns/net) still exists. */
 export async function netnsPathExists(path: string): Promise<boolean> {
@@ -19,5 +20,5 @@ const NAMED_NETNS = /^\/(?:var\/)?run\/netns\/([^/]+)$/;
  */
 export function ipInNetns(path: string, args: readonly string[]): string[] {
   const name = NAMED_NETNS.exec(path)?.[1];
-  return name ? ['ip', '-n', name, ...args] : ['nsenter', `--net=${path}`, '--', 'ip', ...args];
+  return name ? ['ip', '-n', name, ...args] : inNetnsPath(path, ['ip', ...args]);
 }
