@@ -1,8 +1,10 @@
 // The rules bench:enforce uses to date a policy change on packets, on made-up attempt series
 // (no lab): what counts as the transition, what is noise, and when it is not yet known.
+
+import { percentile } from '@antrea-ts/harness';
 import { describe, expect, it } from 'vitest';
 import { changePhases, parseRealizations } from './enforce-breakdown.js';
-import { type Attempt, type AttemptResult, detectTransition, percentile } from './enforce-detect.js';
+import { type Attempt, type AttemptResult, detectTransition } from './enforce-detect.js';
 
 /** Attempts every 10 ms from t=1000, with the given results. */
 function series(results: string): Attempt[] {

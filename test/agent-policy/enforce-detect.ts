@@ -55,6 +55,3 @@ export function detectTransition(
   const stray = after.slice(0, lastAllowed + 1).filter((a) => a.result !== 'allow').length;
   return { enforcedAt: first.start, stray };
 }
-
-/** The benches' one nearest-rank percentile (kept here for this module's callers and test). */
-export { percentile } from '@antrea-ts/harness';
