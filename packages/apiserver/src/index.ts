@@ -76,6 +76,12 @@ export {
   type WatchSink,
 } from './registry.js';
 export {
+  authenticateAndAuthorize,
+  authenticateBearerToken,
+  statusErrorHeaders,
+  type TokenAuthResult,
+} from './request-auth.js';
+export {
   type NonResourceRequestInfo,
   type RequestInfo,
   type ResourceRequestInfo,

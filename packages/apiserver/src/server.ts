@@ -16,7 +16,7 @@ import {
   EMPTY_AUTHENTICATION_CONFIG,
 } from './authn/client-cert.js';
 import { TokenAuthenticator, type TokenReviewer } from './authn/token-authenticator.js';
-import { ANONYMOUS_USER, type UserInfo } from './authn/user.js';
+import type { UserInfo } from './authn/user.js';
 import { type AccessReviewer, Authorizer, type AuthorizerOptions } from './authz/authorizer.js';
 import type { CertificateSource, ServingCertificate } from './certs/cert-manager.js';
 import { type Clock, systemClock } from './clock.js';
@@ -35,6 +35,7 @@ import {
   type WatchHandle,
   type WatchSink,
 } from './registry.js';
+import { authenticateAndAuthorize, authenticateBearerToken, statusErrorHeaders } from './request-auth.js';
 import { type RequestInfo, type ResourceRequestInfo, resolveRequestInfo, type Verb } from './request-info.js';
 import { ApiError, tooLarge } from './status.js';
 import { FrameCache } from './watch/frame-cache.js';
@@ -110,8 +111,6 @@ interface ActiveWatch {
   sink: WatchSink;
   bookmarks: boolean;
 }
-
-const STATUS_CONTENT_TYPE = 'application/json';
 
 /**
  * The controller's HTTPS API server: delegated authentication and authorization, Kubernetes-style
@@ -352,24 +351,13 @@ export class ApiServer {
     try {
       const endpoint = this.#opts.endpoints?.get(path);
       if (endpoint) return await this.#plain(req, res, endpoint);
-      if (!this.#authorizer.isAlwaysAllowedPath(path)) {
-        const user = await this.#authenticate(req, log);
-        if (!user) throw ApiError.unauthorized();
-        let decision: { allowed: boolean; reason?: string };
-        try {
-          decision = await this.#authorizer.authorize(user, info);
-        } catch (error) {
-          log.error({ err: error }, 'authorization failed');
-          throw ApiError.internal();
-        }
-        if (!decision.allowed) {
-          log.debug({ user: user.username, reason: decision.reason }, 'forbidden');
-          throw forbidden(user, info);
-        }
-        await this.#route(req, res, url, info, user, log);
-      } else {
-        await this.#route(req, res, url, info, ANONYMOUS_USER, log);
-      }
+      const user = await authenticateAndAuthorize(
+        this.#authorizer,
+        info,
+        () => this.#authenticate(req, log),
+        log,
+      );
+      await this.#route(req, res, url, info, user, log);
     } catch (error) {
       let apiError: ApiError;
       if (error instanceof ApiError) apiError = error;
@@ -401,22 +389,13 @@ export class ApiServer {
       this.metrics.authentications.inc({ result: fromCert.authenticatedBy });
       return fromCert;
     }
-    const auth = req.headers.authorization;
-    const match = auth ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
-    if (!match) {
-      this.metrics.authentications.inc({ result: 'failed' });
-      return undefined;
-    }
-    try {
-      const user = await this.#tokens.authenticate(match[1]!);
-      this.metrics.authentications.inc({ result: user ? 'token' : 'failed' });
-      return user ?? undefined;
-    } catch (error) {
-      // Like kube: a TokenReview that cannot be made is an authentication failure, not a 500.
-      log.warn({ err: error }, 'token review failed');
-      this.metrics.authentications.inc({ result: 'error' });
-      return undefined;
-    }
+    const { user, result } = await authenticateBearerToken(
+      req.headers.authorization,
+      (token) => this.#tokens.authenticate(token),
+      log,
+    );
+    this.metrics.authentications.inc({ result });
+    return user;
   }
 
   async #route(
@@ -664,14 +643,7 @@ export class ApiServer {
 
   #sendError(res: HttpResponse, error: ApiError): void {
     const body = Buffer.from(JSON.stringify(error.toStatus()));
-    const headers: Record<string, string | number> = {
-      'content-type': STATUS_CONTENT_TYPE,
-      'content-length': body.length,
-      'cache-control': 'no-cache, private',
-    };
-    // Kubernetes asks for a bearer token on 401, which is what makes kubectl report "Unauthorized".
-    if (error.code === 401) headers['www-authenticate'] = 'Bearer realm="kubernetes"';
-    res.writeHead(error.code, headers);
+    res.writeHead(error.code, { ...statusErrorHeaders(error), 'content-length': body.length });
     res.end(body);
   }
 }
@@ -699,20 +671,6 @@ function resolveTarget(
   if (info.subresource === '') return def;
   if (info.name === '') return undefined;
   return def.subresources?.find((s) => s.name === info.subresource);
-}
-
-function forbidden(user: UserInfo, info: RequestInfo): ApiError {
-  if (!info.isResourceRequest) return ApiError.forbidden(user.username, info.verb, `path "${info.path}"`);
-  const what = info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource;
-  const scope = info.namespace ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
-  const res = info.subresource ? `${what}/${info.subresource}` : what;
-  const named = info.name ? `${res} "${info.name}"` : res;
-  const err = ApiError.forbidden(user.username, info.verb, named);
-  return new ApiError(403, 'Forbidden', `${err.message}${scope}`, {
-    ...(info.name ? { name: info.name } : {}),
-    group: info.apiGroup,
-    kind: info.resource,
-  });
 }
 
 function metricLabels(

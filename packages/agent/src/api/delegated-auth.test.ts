@@ -110,6 +110,19 @@ describe('registerDelegatedAuth', () => {
     const read = await get(a, `${BUNDLES}/agent`, 'alice-token');
     expect(read.statusCode).toBe(403);
     expect(read.json()).toMatchObject({ reason: 'Forbidden', code: 403 });
+    // Worded as the controller's API server words it: the name, the group and the scope.
+    expect(read.headers['cache-control']).toBe('no-cache, private');
+    expect(read.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'supportbundles.system.antrea.io "agent" is forbidden: User "alice" cannot get supportbundles.system.antrea.io "agent" at the cluster scope',
+      reason: 'Forbidden',
+      details: { name: 'agent', group: 'system.antrea.io', kind: 'supportbundles' },
+      code: 403,
+    });
     expect(calls).toEqual([
       'token:alice-token',
       'sar:alice:create:supportbundles.system.antrea.io/v1beta1:',
@@ -139,5 +152,19 @@ describe('registerDelegatedAuth', () => {
     });
     app.get('/podinterfaces', async () => 'ok');
     expect((await get(app, '/podinterfaces', 'alice-token')).statusCode).toBe(401);
+  });
+
+  it('a SubjectAccessReview that fails is a 500 InternalError', async () => {
+    app = Fastify();
+    registerDelegatedAuth(app, {
+      ...reviewers([]),
+      accessReviewer: { review: async () => Promise.reject(new Error('kube-apiserver down')) },
+      loopbackToken: 'loop',
+      logger,
+    });
+    app.get('/podinterfaces', async () => 'ok');
+    const r = await get(app, '/podinterfaces', 'alice-token');
+    expect(r.statusCode).toBe(500);
+    expect(r.json()).toMatchObject({ reason: 'InternalError', code: 500 });
   });
 });

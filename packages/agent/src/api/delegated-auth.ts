@@ -8,15 +8,17 @@ import {
   type AccessReviewer,
   ApiError,
   Authorizer,
+  authenticateAndAuthorize,
+  authenticateBearerToken,
   type Clock,
-  type RequestInfo,
   resolveRequestInfo,
+  statusErrorHeaders,
   systemClock,
   TokenAuthenticator,
   type TokenReviewer,
   type UserInfo,
 } from '@antrea-ts/apiserver';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
 /**
@@ -54,55 +56,27 @@ export function registerDelegatedAuth(app: FastifyInstance, o: DelegatedAuthOpti
   const authorizer = new Authorizer({ reviewer: o.accessReviewer ?? NO_REVIEWS, clock });
   const loopbackDigest = digest(o.loopbackToken);
 
-  const authenticate = async (header: string | undefined): Promise<UserInfo | undefined> => {
-    const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-    if (!token) return undefined;
-    if (timingSafeEqual(digest(token), loopbackDigest)) return LOOPBACK_USER;
-    try {
-      return (await tokens?.authenticate(token)) ?? undefined;
-    } catch (err) {
-      // As kube: a TokenReview that cannot be made fails authentication, not the request.
-      log.warn({ err }, 'token review failed');
-      return undefined;
-    }
-  };
+  // The loopback token first, then TokenReview.
+  const check = async (token: string): Promise<UserInfo | null | undefined> =>
+    timingSafeEqual(digest(token), loopbackDigest) ? LOOPBACK_USER : tokens?.authenticate(token);
 
   app.addHook('onRequest', async (req, reply) => {
     const url = new URL(req.url, 'https://localhost');
-    if (authorizer.isAlwaysAllowedPath(url.pathname)) return;
-    const user = await authenticate(req.headers.authorization);
-    if (!user) return sendStatus(reply, ApiError.unauthorized());
     const info = resolveRequestInfo(req.method, url.pathname, url.searchParams);
-    let allowed: boolean;
     try {
-      const decision = await authorizer.authorize(user, info);
-      allowed = decision.allowed;
-      if (!allowed) log.debug({ user: user.username, reason: decision.reason }, 'forbidden');
+      await authenticateAndAuthorize(
+        authorizer,
+        info,
+        async () => (await authenticateBearerToken(req.headers.authorization, check, log)).user,
+        log,
+      );
     } catch (err) {
-      log.error({ err }, 'authorization failed');
-      return sendStatus(reply, ApiError.internal());
+      if (!(err instanceof ApiError)) throw err;
+      return reply.code(err.code).headers(statusErrorHeaders(err)).send(err.toStatus());
     }
-    if (!allowed) return sendStatus(reply, forbidden(user, info));
   });
 }
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token).digest();
-}
-
-/** Worded as Kubernetes words a denial: what was asked for, never why it was refused. */
-function forbidden(user: UserInfo, info: RequestInfo): ApiError {
-  const what = !info.isResourceRequest
-    ? `path "${info.path}"`
-    : info.apiGroup
-      ? `${info.resource}.${info.apiGroup}`
-      : info.resource;
-  return ApiError.forbidden(user.username, info.verb, what);
-}
-
-/** A metav1.Status body, as the controller's API server answers (401 asks for a bearer token). */
-function sendStatus(reply: FastifyReply, error: ApiError): FastifyReply {
-  reply.code(error.code).header('cache-control', 'no-cache, private');
-  if (error.code === 401) reply.header('www-authenticate', 'Bearer realm="kubernetes"');
-  return reply.type('application/json').send(error.toStatus());
 }
