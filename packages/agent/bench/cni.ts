@@ -28,7 +28,6 @@ import {
   makeTempDir,
   type Netns,
   type NetnsNode,
-  percentile,
   startKube,
   type TempDir,
   uniqueTag,
@@ -401,9 +400,8 @@ async function throughput(n1: BenchNode, n2: BenchNode): Promise<void> {
         results.get(c.name)!.push(await c.run());
       }
     }
-    for (const [name, mbps] of results) {
-      report(`iperf3-same-node-${name}`, 'throughput-median', percentile(mbps, 50), 'Mbit/s');
-    }
+    for (const [name, mbps] of results)
+      bench.recordPercentiles(`iperf3-same-node-${name}`, mbps, { 'throughput-median': 50 }, 'Mbit/s');
     const pipes = results.get('pipeline')!;
     for (const ref of ['normal-bridge', 'normal-bridge-with-conntrack']) {
       const ratios = pipes.map((p, i) => p / results.get(ref)![i]!);
