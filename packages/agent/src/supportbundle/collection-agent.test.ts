@@ -1,15 +1,14 @@
-import {
-  type ClientHttp2Session,
-  connect,
-  createServer,
-  type Http2Server,
-  type Http2ServerResponse,
-} from 'node:http2';
+import { createServer, type Http2Server, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { CONTENT_TYPE_PROTOBUF, encodeWatchEventFrame, type WatchEventType } from '@antrea-ts/apis';
+import {
+  CONTENT_TYPE_PROTOBUF,
+  decodeControlplaneObject,
+  encodeWatchEventFrame,
+  type WatchEventType,
+} from '@antrea-ts/apis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
+import { Http2ControllerConnection } from '../networkpolicy/controller-connection.js';
 import type { BundleServerAuth } from './bundle-uploader.js';
 import { SupportBundleCollectionAgent } from './collection-agent.js';
 
@@ -30,11 +29,16 @@ const collection = (name: string, extra: Partial<Collection> = {}): Collection =
   ...extra,
 });
 
-/** A controller that serves the watch as protobuf frames and takes status reports. */
+interface Report {
+  metadata: { name: string };
+  nodes: { nodeName: string; nodeType: string; completed?: boolean; error?: string }[];
+}
+
+/** A controller that serves the watch as protobuf frames and takes status reports in protobuf. */
 class FakeController {
   items: Collection[] = [];
   readonly watches: string[] = [];
-  readonly posts: { path: string; body: { metadata: { name: string }; nodes: unknown[] } }[] = [];
+  readonly posts: { path: string; body: Report }[] = [];
   /** How many more reports of each collection to refuse with 503. */
   readonly refuse = new Map<string, number>();
   private stream: Http2ServerResponse | undefined;
@@ -50,7 +54,13 @@ class FakeController {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString());
+      expect(req.headers['content-type']).toBe(CONTENT_TYPE_PROTOBUF);
+      const { kind, object } = decodeControlplaneObject(Buffer.concat(chunks));
+      expect(kind).toBe('SupportBundleCollectionStatus');
+      const report = object as Report;
+      // proto2 leaves out a false bool; Go's decoder reads it back as false.
+      const nodes = report.nodes.map((n) => ({ ...n, completed: n.completed ?? false }));
+      const body = { ...report, nodes };
       this.posts.push({ path: req.url, body });
       const refusals = this.refuse.get(body.metadata.name) ?? 0;
       this.refuse.set(body.metadata.name, refusals - 1);
@@ -72,12 +82,8 @@ class FakeController {
 
 describe('SupportBundleCollectionAgent on a watch of the controller', () => {
   const controller = new FakeController();
-  let session: ClientHttp2Session;
+  let connection: Http2ControllerConnection;
   let agent: SupportBundleCollectionAgent | undefined;
-  const connection = {
-    session: async () => session,
-    token: async () => 'agent-token',
-  } as unknown as ControllerConnection;
   let collected: { since: string | undefined; secrets: readonly string[] }[];
   let uploads: { url: string; auth: BundleServerAuth; file: string }[];
 
@@ -110,7 +116,13 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
 
   beforeAll(async () => {
     await new Promise<void>((r) => controller.server.listen(0, '127.0.0.1', r));
-    session = connect(`http://127.0.0.1:${(controller.server.address() as AddressInfo).port}`);
+    // The agent's own connection, over cleartext HTTP/2 (no CA to read).
+    connection = new Http2ControllerConnection({
+      url: `http://127.0.0.1:${(controller.server.address() as AddressInfo).port}`,
+      servername: 'antrea.kube-system.svc',
+      ca: async () => '',
+      token: async () => 'agent-token',
+    });
   });
   afterEach(async () => {
     await agent?.stop();
@@ -121,7 +133,7 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
     controller.watches.length = 0;
   });
   afterAll(async () => {
-    session.close();
+    connection.close();
     await new Promise((r) => controller.server.close(r));
   });
 

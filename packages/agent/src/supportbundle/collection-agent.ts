@@ -4,8 +4,7 @@
 // controller uses), collects each once with its sinceTime, uploads it, and reports on
 // supportbundlecollections/{name}/status. Every (re)connect delivers the whole set again, so a
 // collection created while the controller was unreachable is not lost.
-import { constants as h2 } from 'node:http2';
-import type { CollectedBundle } from '@antrea-ts/apis';
+import { type CollectedBundle, encodeControlplaneObject } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
 import { ControllerWatch, type ControllerWatchSink } from '../networkpolicy/controller-watch.js';
@@ -14,7 +13,6 @@ import type { BundleServerAuth, BundleUploader } from './bundle-uploader.js';
 const RESOURCE = 'supportbundlecollections';
 type CollectionResource = typeof RESOURCE;
 const BASE = `/apis/controlplane.antrea.io/v1beta2/${RESOURCE}`;
-const REPORT_TIMEOUT_MS = 10_000;
 
 /** A decoded controlplane SupportBundleCollection (the fields the agent reads). */
 interface WireCollection {
@@ -25,13 +23,16 @@ interface WireCollection {
   authentication?: BundleServerAuth;
 }
 
-/** What the agent reports (controlplane SupportBundleCollectionStatus, this Node only). */
-interface CollectionStatus {
+/**
+ * What the agent reports (controlplane SupportBundleCollectionStatus, this Node only); a type, not
+ * an interface, so it passes as the codec's open SupportBundleObject.
+ */
+type CollectionStatus = {
   apiVersion: 'controlplane.antrea.io/v1beta2';
   kind: 'SupportBundleCollectionStatus';
   metadata: { name: string };
   nodes: { nodeName: string; nodeType: 'Node'; completed: boolean; error?: string }[];
-}
+};
 
 export interface CollectionAgentOptions {
   readonly node: string;
@@ -43,31 +44,6 @@ export interface CollectionAgentOptions {
   /** Delay before watching again after the watch ended (doubled up to 10 s), and before re-sending a refused report. */
   readonly retryMs?: number;
   readonly now?: () => Date;
-}
-
-/** POSTs a JSON body to the controller; resolves with the HTTP status (0 when it never answered). */
-async function postJson(conn: ControllerConnection, path: string, body: unknown): Promise<number> {
-  const session = await conn.session();
-  const token = await conn.token();
-  return new Promise((resolve, reject) => {
-    const req = session.request({
-      [h2.HTTP2_HEADER_METHOD]: 'POST',
-      [h2.HTTP2_HEADER_PATH]: path,
-      accept: 'application/json',
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-    });
-    // A controller that never answers must not hold the queue: no status counts as refused.
-    req.setTimeout(REPORT_TIMEOUT_MS, () => req.close(h2.NGHTTP2_CANCEL));
-    let status = 0;
-    req.on('response', (headers) => {
-      status = Number(headers[h2.HTTP2_HEADER_STATUS]);
-    });
-    req.on('error', reject);
-    req.on('close', () => resolve(status));
-    req.resume();
-    req.end(JSON.stringify(body));
-  });
 }
 
 const keyOf = (c: WireCollection) => c.metadata.uid ?? c.metadata.name;
@@ -170,14 +146,18 @@ export class SupportBundleCollectionAgent implements ControllerWatchSink<Collect
       .catch((err: unknown) => this.log.warn({ err }, 'SupportBundleCollection handling failed'));
   }
 
-  /** Posts a result; a refused one is kept and sent again after retryMs. */
+  /**
+   * Posts a result in protobuf, as Antrea's agent does (the connection's request timeout bounds a
+   * controller that never answers); a refused or unanswered one is kept and sent again after retryMs.
+   */
   private async report(key: string, status: CollectionStatus): Promise<void> {
     const name = status.metadata.name;
-    const code = await postJson(
-      this.o.connection,
-      `${BASE}/${encodeURIComponent(name)}/status`,
-      status,
-    ).catch(() => 0);
+    const code = await this.o.connection
+      .post(
+        `${BASE}/${encodeURIComponent(name)}/status`,
+        encodeControlplaneObject('SupportBundleCollectionStatus', status),
+      )
+      .catch(() => 0);
     if (code >= 200 && code < 300) {
       this.unreported.delete(key);
       return;
