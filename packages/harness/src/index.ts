@@ -5,8 +5,6 @@ export {
   type BenchTableFormat,
   formatBenchMatrix,
   formatBenchTable,
-  formatBenchValue,
-  roundBenchValue,
 } from './bench-report.js';
 export { percentile } from './bench-report-stats.js';
 export { HarnessError, type HarnessErrorCode } from './errors.js';
