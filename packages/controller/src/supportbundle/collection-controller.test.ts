@@ -1,7 +1,14 @@
-import type { SupportBundleCollection, SupportBundleCollectionStatus } from '@antrea-ts/apis';
+import {
+  decodeControlplaneObject,
+  type SupportBundleCollection,
+  type SupportBundleCollectionStatus,
+} from '@antrea-ts/apis';
+import { type ApiObject, type ApiRequest, ResourceRegistry } from '@antrea-ts/apiserver';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { protobufCodec } from '../protobuf-codec.js';
 import { SupportBundleCollectionController } from './collection-controller.js';
+import { registerCollectionResource } from './collection-resource.js';
 import { collectionStatus, selectNodes } from './collection-status.js';
 import type { CollectionApi } from './kube-collection-api.js';
 
@@ -159,6 +166,42 @@ describe('SupportBundleCollectionController', () => {
     const writes = api.written.length;
     await c.sync();
     expect(api.written.length).toBe(writes);
+  });
+
+  it("serves Antrea's controlplane message: no authType, hostPublicKey as bytes, encodable as protobuf", async () => {
+    const api = new FakeApi();
+    const key = Buffer.from('ssh-ed25519 AAAA host-key');
+    api.collections = [
+      sbc('c1', {
+        nodes: { nodeNames: ['n1'] },
+        fileServer: { url: 'sftp://files/upload', hostPublicKey: key.toString('base64') },
+      }),
+    ];
+    const c = new SupportBundleCollectionController({
+      api,
+      logger: pino({ level: 'silent' }),
+      now: () => new Date('2026-11-21T12:05:00Z'),
+    });
+    await c.sync();
+    const registry = new ResourceRegistry();
+    registerCollectionResource(registry, c, pino({ level: 'silent' }));
+    const def = registry.lookup('controlplane.antrea.io', 'v1beta2', 'supportbundlecollections')!;
+    const wire = (await def.handler.get!({
+      info: { name: 'c1' },
+      user: {},
+    } as unknown as ApiRequest)) as ApiObject;
+    expect(wire).toMatchObject({
+      fileServer: { url: 'sftp://files/upload', hostPublicKey: key },
+      authentication: { basicAuthentication: { username: 'u', password: 'p4ss' } },
+    });
+    expect(wire['authentication']).not.toHaveProperty('authType');
+    const { kind, object } = decodeControlplaneObject(protobufCodec.encode(wire));
+    expect(kind).toBe('SupportBundleCollection');
+    expect(object).toMatchObject({
+      metadata: { name: 'c1', uid: 'uid-c1' },
+      fileServer: { url: 'sftp://files/upload', hostPublicKey: new Uint8Array(key) },
+      authentication: { basicAuthentication: { username: 'u', password: 'p4ss' } },
+    });
   });
 
   it('expired collections fail their silent Nodes; ExternalNodes fail as unsupported', async () => {
