@@ -90,11 +90,6 @@ export class SupportBundleCollectionAgent implements ControllerWatchSink<Collect
     await this.work;
   }
 
-  /** Resolves once every collection announced so far has been processed (and reported, or queued for a retry). */
-  idle(): Promise<void> {
-    return this.work;
-  }
-
   /** The whole set after a (re)connect: a collection no longer spanned here is finished, so forget it. */
   replace(_resource: CollectionResource, objects: readonly unknown[]): void {
     const items = objects as readonly WireCollection[];
