@@ -41,6 +41,8 @@ class FakeController {
   readonly posts: { path: string; body: Report }[] = [];
   /** How many more reports of each collection to refuse with 503. */
   readonly refuse = new Map<string, number>();
+  /** Collections whose next report gets no answer at all. */
+  readonly hang = new Set<string>();
   private stream: Http2ServerResponse | undefined;
   readonly server: Http2Server = createServer((req, res) => {
     if (req.method === 'GET') {
@@ -62,6 +64,7 @@ class FakeController {
       const nodes = report.nodes.map((n) => ({ ...n, completed: n.completed ?? false }));
       const body = { ...report, nodes };
       this.posts.push({ path: req.url, body });
+      if (this.hang.delete(body.metadata.name)) return;
       const refusals = this.refuse.get(body.metadata.name) ?? 0;
       this.refuse.set(body.metadata.name, refusals - 1);
       res.statusCode = refusals > 0 ? 503 : 201;
@@ -122,6 +125,7 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
       servername: 'antrea.kube-system.svc',
       ca: async () => '',
       token: async () => 'agent-token',
+      requestTimeoutMs: 300,
     });
   });
   afterEach(async () => {
@@ -129,6 +133,7 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
     controller.drop();
     controller.items = [];
     controller.refuse.clear();
+    controller.hang.clear();
     controller.posts.length = 0;
     controller.watches.length = 0;
   });
@@ -168,6 +173,20 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
         { nodeName: 'n1', nodeType: 'Node', completed: false, error: 'collection expired before it started' },
       ],
       ['c1', { nodeName: 'n1', nodeType: 'Node', completed: true }],
+    ]);
+  });
+
+  it('a report the controller never answers times out, counts as refused and does not hold the queue', async () => {
+    controller.items = [collection('silent'), collection('next')];
+    controller.hang.add('silent');
+    startAgent();
+    await until(() => expect(controller.posts).toHaveLength(3));
+    // silent's report went unanswered; after the connection's request timeout next was collected
+    // and reported, and silent's report went again.
+    expect(reported()).toEqual([
+      ['silent', { nodeName: 'n1', nodeType: 'Node', completed: true }],
+      ['next', { nodeName: 'n1', nodeType: 'Node', completed: true }],
+      ['silent', { nodeName: 'n1', nodeType: 'Node', completed: true }],
     ]);
   });
 
