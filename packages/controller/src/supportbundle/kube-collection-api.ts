@@ -31,8 +31,9 @@ export interface CollectionApi {
   writeStatus(name: string, status: SupportBundleCollectionStatus): Promise<void>;
 }
 
-const GROUP = 'crd.antrea.io';
-const VERSION = 'v1alpha1';
+const { group, version, plural } = CRD_KINDS.SupportBundleCollection;
+/** The request parameters client-node's CustomObjectsApi takes for the collections. */
+const COLLECTIONS = { group, version, plural };
 
 export class KubeCollectionApi implements CollectionApi {
   readonly #crds: CustomObjectsApi;
@@ -46,16 +47,14 @@ export class KubeCollectionApi implements CollectionApi {
   }
 
   async listCollections(): Promise<SupportBundleCollection[]> {
-    const list = (await this.#crds.listClusterCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: 'supportbundlecollections',
-    })) as { items?: SupportBundleCollection[] };
+    const list = (await this.#crds.listClusterCustomObject(COLLECTIONS)) as {
+      items?: SupportBundleCollection[];
+    };
     return list.items ?? [];
   }
 
   watchCollections(changed: () => void, failed: (err: unknown) => void): () => Promise<void> {
-    const informer = crdInformer<SupportBundleCollection>(this.kc, CRD_KINDS.SupportBundleCollection);
+    const informer = crdInformer<SupportBundleCollection>(this.kc, COLLECTIONS);
     let active = true;
     for (const verb of ['add', 'update', 'delete'] as const) informer.on(verb, () => changed());
     restartInformerOnError(informer, { active: () => active, onError: failed });
@@ -76,8 +75,8 @@ export class KubeCollectionApi implements CollectionApi {
   async listExternalNodes(): Promise<(NamedLabels & { namespace: string })[]> {
     try {
       const list = (await this.#crds.listClusterCustomObject({
-        group: GROUP,
-        version: VERSION,
+        group: 'crd.antrea.io',
+        version: 'v1alpha1',
         plural: 'externalnodes',
       })) as {
         items?: { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> } }[];
@@ -99,7 +98,7 @@ export class KubeCollectionApi implements CollectionApi {
 
   async writeStatus(name: string, status: SupportBundleCollectionStatus): Promise<void> {
     await this.#crds.patchClusterCustomObjectStatus(
-      { group: GROUP, version: VERSION, plural: 'supportbundlecollections', name, body: { status } },
+      { ...COLLECTIONS, name, body: { status } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
   }
