@@ -3,9 +3,9 @@ import {
   BRIDGE_NAME,
   CNI_SOCKET_PATH,
   GATEWAY_PORT_NAME,
+  LOOPBACK_TOKEN_PATH,
   TUNNEL_PORT_NAME,
 } from '@antrea-ts/apis';
-import { LOOPBACK_TOKEN_PATH } from './api/loopback-token.js';
 import { AgentError } from './errors.js';
 import { cidrContains, parseCidr } from './net/ipv4.js';
 

@@ -5,7 +5,6 @@ export {
   type Connections,
   createConnections,
   DEFAULT_AGENT_ADDRESS,
-  LOOPBACK_TOKEN_PATH,
 } from './client/connections.js';
 export { type AntctlDeps, type OutputSink, parseDuration } from './context.js';
 export { ANTCTL_ERROR_CODES, AntctlError, type AntctlErrorCode } from './errors.js';

@@ -5,6 +5,8 @@ export const TUNNEL_PORT_NAME = 'antrea-tun0';
 export const CONTROLLER_API_PORT = 10349;
 export const AGENT_API_PORT = 10350;
 export const CNI_SOCKET_PATH = '/var/run/antrea/cni.sock';
+/** Where Antrea's API servers write the loopback token antctl in the same Pod presents (Antrea's TokenPath). */
+export const LOOPBACK_TOKEN_PATH = '/var/run/antrea/apiserver/loopback-client-token';
 export const CA_CONFIGMAP_NAME = 'antrea-ca';
 export const ANTREA_NAMESPACE = 'kube-system';
 export const CONTROLPLANE_APISERVICE_NAME = 'v1beta2.controlplane.antrea.io';

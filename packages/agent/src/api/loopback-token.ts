@@ -3,9 +3,6 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Antrea's path (pkg/agent/apiserver TokenPath); antctl in agent mode reads it. */
-export const LOOPBACK_TOKEN_PATH = '/var/run/antrea/apiserver/loopback-client-token';
-
 /** Generates a token from `randomBytes`, writes it 0600 to `path` and returns it. */
 export async function writeLoopbackToken(path: string, randomBytes: (n: number) => Buffer): Promise<string> {
   const token = randomBytes(32).toString('base64url');

@@ -3,10 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOOPBACK_TOKEN_PATH } from '@antrea-ts/apis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AntctlError } from '../errors.js';
 import { decideMode } from '../mode.js';
-import { type ConnectionEnv, createConnections, getJson, LOOPBACK_TOKEN_PATH } from './connections.js';
+import { type ConnectionEnv, createConnections, getJson } from './connections.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'antctl-conn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

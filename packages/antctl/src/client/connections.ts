@@ -1,14 +1,12 @@
 import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
-import { AGENT_API_PORT, CONTROLLER_API_PORT } from '@antrea-ts/apis';
+import { AGENT_API_PORT, CONTROLLER_API_PORT, LOOPBACK_TOKEN_PATH } from '@antrea-ts/apis';
 import { KubeConfig } from '@kubernetes/client-node';
 import { AntctlError } from '../errors.js';
 import type { ModeDecision } from '../mode.js';
 import { type ApiClient, type ApiRequest, type ApiResponse, HttpApiClient } from './api-client.js';
 import { type FailureContext, httpFailure, networkFailure, type Route } from './failures.js';
 
-/** Token Antrea's API servers write for in-Pod clients (antctl inside the agent/controller Pod). */
-export const LOOPBACK_TOKEN_PATH = '/var/run/antrea/apiserver/loopback-client-token';
 /** Agent mode default: the agent's HTTPS API on the Node's loopback, as Antrea's antctl dials it. */
 export const DEFAULT_AGENT_ADDRESS = `https://127.0.0.1:${AGENT_API_PORT}`;
 export const CONTROLLER_APISERVICE = 'v1beta2.controlplane.antrea.io';

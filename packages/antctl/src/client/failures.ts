@@ -1,7 +1,7 @@
+import { LOOPBACK_TOKEN_PATH } from '@antrea-ts/apis';
 import { AntctlError } from '../errors.js';
 
-const LOOPBACK_TOKEN_HINT =
-  'read from /var/run/antrea/apiserver/loopback-client-token (or the file ANTCTL_AGENT_TOKEN_FILE names)';
+const LOOPBACK_TOKEN_HINT = `read from ${LOOPBACK_TOKEN_PATH} (or the file ANTCTL_AGENT_TOKEN_FILE names)`;
 
 /** Which hop a request takes; the advice on failure depends on it. */
 export type Route =
