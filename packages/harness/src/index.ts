@@ -24,7 +24,7 @@ export {
 } from './kube.js';
 export * from './kube-objects.js';
 export { createKubePki, type KubePki } from './kube-pki.js';
-export { type KubeconfigOptions, kubeconfigYaml } from './kubeconfig.js';
+export { type KubeconfigOptions, kubeconfigYaml, listenAsKubeApi } from './kubeconfig.js';
 export { ManagedProcess, type ManagedProcessOptions } from './managed-process.js';
 export {
   createLinuxBridge,

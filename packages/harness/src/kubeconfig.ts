@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 
 export interface KubeconfigOptions {
   server: string;
@@ -39,4 +42,27 @@ ${credentials}contexts:
     user: ${user}
 current-context: ${user}@${cluster}
 `;
+}
+
+/**
+ * Starts `server` on a free loopback port and returns a KubeConfig for it over plain HTTP, without
+ * credentials: for unit tests of Kubernetes clients (informers, watches) against a scripted API server.
+ */
+export async function listenAsKubeApi(server: Server): Promise<KubeConfig> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    // Without skipTLSVerify, client-node 1.x never completed a watch against this http:// server.
+    clusters: [
+      {
+        name: 'c',
+        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        skipTLSVerify: true,
+      },
+    ],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
 }

@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import { listenAsKubeApi } from '@antrea-ts/harness';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KubeCollectionApi } from './kube-collection-api.js';
 
@@ -33,20 +33,7 @@ describe('KubeCollectionApi.watchCollections', () => {
   let kc: KubeConfig;
 
   beforeAll(async () => {
-    await new Promise<void>((r) => api.server.listen(0, '127.0.0.1', r));
-    kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`,
-          skipTLSVerify: true,
-        },
-      ],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    kc = await listenAsKubeApi(api.server);
   });
   afterAll(async () => {
     api.server.closeAllConnections();
