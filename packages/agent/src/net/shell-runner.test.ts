@@ -25,6 +25,16 @@ describe('ShellCommandRunner', () => {
     });
   });
 
+  it('fails a command whose input cannot be written, with the reason', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'antrea-ts-shbase-'));
+    runner = new ShellCommandRunner({ tmpDir: base });
+    rmSync(base, { recursive: true, force: true });
+    await expect(runner.run(['cat'], { input: 'x' })).rejects.toMatchObject({
+      code: 'AGENT_COMMAND_FAILED',
+      message: expect.stringContaining('writing its input'),
+    });
+  });
+
   it('runs commands in parallel (the first waits for a file only the second creates)', async () => {
     runner = new ShellCommandRunner();
     const flag = `/tmp/antrea-ts-sh-flag-${process.pid}-${Date.now()}`;

@@ -118,6 +118,15 @@ export class ShellCommandRunner implements CommandRunner {
           .join(' ')} `
       : '';
     return new Promise<string>((resolve, reject) => {
+      if (options.input !== undefined) {
+        try {
+          writeFileSync(`${base}.in`, options.input);
+        } catch (err) {
+          const why = `${argv.join(' ')}: writing its input: ${(err as Error).message}`;
+          reject(new AgentError('AGENT_COMMAND_FAILED', why));
+          return;
+        }
+      }
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new AgentError('AGENT_COMMAND_FAILED', `${argv.join(' ')}: timed out`));
@@ -126,21 +135,9 @@ export class ShellCommandRunner implements CommandRunner {
       const stdin = options.input === undefined ? '/dev/null' : `${base}.in`;
       // `jobs` makes the shell reap the jobs that have finished: it waits for foreground commands only,
       // and would otherwise keep one zombie per command for as long as it lives.
-      const line = `( ${env}${argv.map(quote).join(' ')} <${stdin} >${base}.out 2>${base}.err; echo "${id} $?" >&3 ) &\n${REAP}`;
-      try {
-        if (options.input !== undefined) writeFileSync(`${base}.in`, options.input);
-      } catch (err) {
-        clearTimeout(timer);
-        this.pending.delete(id);
-        reject(
-          new AgentError(
-            'AGENT_COMMAND_FAILED',
-            `${argv.join(' ')}: writing its input: ${(err as Error).message}`,
-          ),
-        );
-        return;
-      }
-      sh.stdin?.write(line);
+      sh.stdin?.write(
+        `( ${env}${argv.map(quote).join(' ')} <${stdin} >${base}.out 2>${base}.err; echo "${id} $?" >&3 ) &\n${REAP}`,
+      );
     });
   }
 
