@@ -48,6 +48,7 @@ describe('antctl agent mode against the agent REST API', () => {
   let app: FastifyInstance;
   let address: string;
   const dumps: FlowStatsRequest[] = [];
+  const traced: string[] = [];
 
   beforeAll(async () => {
     const pipeline = new Pipeline(new Set(['podConnectivity', 'networkPolicy']));
@@ -66,6 +67,14 @@ describe('antctl agent mode against the agent REST API', () => {
       pipeline,
       metrics: new AgentMetrics(),
       refreshMetrics: () => {},
+      tracing: {
+        pods: () => [pod('web-0', 'default', '10.10.0.2', 3)],
+        tracingPorts: () => ({ gateway: { name: 'antrea-gw0', ip: '10.10.0.1', mac: 'be:ef:00:00:00:01' } }),
+        traceFlow: async (flow) => {
+          traced.push(flow);
+          return `Flow: ${flow}\n\nFinal flow: unchanged\nDatapath actions: 3\n`;
+        },
+      },
     };
     const logger = pino({ level: 'silent' });
     const loopbackToken = await writeLoopbackToken(tokenFile, randomBytes);
@@ -161,6 +170,38 @@ describe('antctl agent mode against the agent REST API', () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('unknown table NoSuchTable');
+  });
+
+  it("trace-packet sends -S/-D/-f to /ovstracing and prints OVS's trace as it is", async () => {
+    const r = await antctl([
+      '--mode',
+      'agent',
+      '--agent-address',
+      address,
+      'trace-packet',
+      '-S',
+      '192.0.2.1',
+      '-D',
+      'default/web-0',
+      '-f',
+      'tcp,tcp_dst=80',
+    ]);
+    expect(r.err).toBe('');
+    const flow =
+      'in_port=antrea-gw0,dl_src=be:ef:00:00:00:01,dl_dst=16:6e:1a:2b:3c:4d,tcp,tcp_dst=80,nw_ttl=64,nw_src=192.0.2.1,nw_dst=10.10.0.2';
+    expect(traced).toEqual([flow]);
+    expect(r.out).toBe(`Flow: ${flow}\n\nFinal flow: unchanged\nDatapath actions: 3\n`);
+    const bad = await antctl([
+      '--mode',
+      'agent',
+      '--agent-address',
+      address,
+      'trace-packet',
+      '-D',
+      'default/nope',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe('Error: Pod default/nope not found\n');
   });
 
   it('version falls back to the version in agentinfo when /version is not served', async () => {

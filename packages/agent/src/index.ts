@@ -7,6 +7,7 @@ export * from './api/log-level.js';
 export * from './api/loopback-token.js';
 export * from './api/metrics.js';
 export * from './api/ovsflows-route.js';
+export * from './api/ovstracing-route.js';
 export * from './api/rest-server.js';
 export * from './api/serving-certificate.js';
 export * from './cniserver/cni-adapter.js';

@@ -4,6 +4,7 @@ import { addLogLevelCommand, addVersionCommand } from './commands/flat.js';
 import { addGetCommand } from './commands/get.js';
 import { addQueryCommand } from './commands/query.js';
 import { addSupportBundleCommand } from './commands/supportbundle.js';
+import { addTracePacketCommand } from './commands/trace-packet.js';
 import { addTraceflowCommand } from './commands/traceflow.js';
 import { type AntctlDeps, parseDuration } from './context.js';
 import { AntctlError } from './errors.js';
@@ -47,6 +48,7 @@ export function buildProgram(deps: AntctlDeps): Command {
   addGetCommand(program, deps);
   addQueryCommand(program, deps);
   addTraceflowCommand(program, deps);
+  addTracePacketCommand(program, deps);
   addSupportBundleCommand(program, deps);
   addCompletionCommand(program, deps);
   // Every subcommand inherits output routing and error handling from the root.

@@ -8,6 +8,7 @@ import type { Pipeline } from '../openflow/pipeline.js';
 import { type DelegatedAuthOptions, registerDelegatedAuth } from './delegated-auth.js';
 import type { AgentMetrics } from './metrics.js';
 import { type OvsFlowsSource, registerOvsFlowsRoute } from './ovsflows-route.js';
+import { type OvsTracingSource, registerOvsTracingRoute } from './ovstracing-route.js';
 
 /** What the REST API reads; the Agent provides it. */
 export interface AgentApiSource extends OvsFlowsSource {
@@ -19,6 +20,8 @@ export interface AgentApiSource extends OvsFlowsSource {
   readonly metrics: AgentMetrics;
   /** Refreshes gauges just before a scrape. */
   refreshMetrics(): void;
+  /** `/ovstracing` (antctl trace-packet); none answers 501. */
+  readonly tracing?: OvsTracingSource;
 }
 
 /** antctl's podinterface response (Antrea pkg/agent/apiserver/handlers/podinterface). */
@@ -84,6 +87,11 @@ export function buildRestApi(
       .map(podInterfaceResponse);
   });
   registerOvsFlowsRoute(app, src);
+  if (src.tracing) registerOvsTracingRoute(app, src.tracing);
+  else
+    app.get('/ovstracing', async (_req, reply) =>
+      reply.code(501).send({ error: 'OVS tracing is not available on this agent' }),
+    );
   app.get('/agentinfo', async () => src.agentInfo());
   return app;
 }

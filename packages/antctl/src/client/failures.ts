@@ -40,9 +40,22 @@ function parseStatus(body: Buffer): K8sStatus | undefined {
   }
 }
 
+/** The reason the agent API gives for refusing a request (`{"error": ...}`), if that is the body. */
+function agentReason(body: Buffer): string | undefined {
+  try {
+    const v = JSON.parse(body.toString('utf8')) as { error?: unknown; statusCode?: unknown };
+    // fastify's own "route not found" carries statusCode too: that one is an unserved path.
+    return typeof v.error === 'string' && v.statusCode === undefined ? v.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function serverText(body: Buffer): string {
   const st = parseStatus(body);
   if (st?.message) return st.message;
+  const reason = agentReason(body);
+  if (reason !== undefined) return reason;
   const text = body.toString('utf8').trim();
   return text.length > 300 ? `${text.slice(0, 300)}...` : text;
 }
@@ -108,6 +121,10 @@ export function httpFailure(status: number, body: Buffer, ctx: FailureContext): 
     const namedMiss = ctx.name !== undefined && st?.details?.name === ctx.name;
     if (namedMiss || (ctx.name !== undefined && ctx.route.kind === 'agent')) {
       return new AntctlError('ANTCTL_NOT_FOUND', `${ctx.subject} not found (${text})`, opts);
+    }
+    // The agent answered for the path and named what it did not find (a Pod, a port).
+    if (ctx.route.kind === 'agent' && agentReason(body) !== undefined) {
+      return new AntctlError('ANTCTL_NOT_FOUND', text, opts);
     }
     if (ctx.route.kind === 'aggregated') {
       return new AntctlError(
