@@ -10,9 +10,11 @@ import {
   InformerNodeSource,
   KubeAgentInfoWriter,
   KubeTraceflowApi,
+  kubeClusterLookup,
   LogLevelControl,
   netnsPathExists,
   OfConnection,
+  ofprotoTracer,
   ShellCommandRunner,
 } from '@antrea-ts/agent';
 import { LogRing } from '@antrea-ts/apis';
@@ -103,6 +105,8 @@ async function main(): Promise<number> {
     packetIn,
     policyAuditLog,
     traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
+    traceFlow: ofprotoTracer(runner, options.agent.bridgeName, options.ovsRunDir),
+    clusterLookup: kubeClusterLookup(kubeConfig),
     logLevel,
     supportBundle: {
       logs: logRing,

@@ -132,6 +132,22 @@ describe('antrea-agent binary in a netns Node', () => {
       ]),
     ) as unknown[];
     expect(pods).toHaveLength(1);
+    // antctl trace-packet's endpoint: the agent runs ofproto/trace on the real bridge.
+    const trace = JSON.parse(
+      await node.netns.exec([
+        'curl',
+        '-sk',
+        '-H',
+        `Authorization: Bearer ${token}`,
+        `https://127.0.0.1:${apiPort}/ovstracing?source=default/p1&destination=10.60.1.1&flow=icmp`,
+      ]),
+    ) as { result: string; error?: string };
+    expect(trace.error).toBeUndefined();
+    expect(trace.result).toContain('bridge("br-int")');
+    expect(trace.result).toMatch(/^Flow: icmp,in_port=\d+,.*nw_dst=10\.60\.1\.1/m);
+    const actions = trace.result.split('\n').find((l) => l.startsWith('Datapath actions:'));
+    expect(actions).toBeDefined();
+    expect(actions).not.toBe('Datapath actions: drop');
   });
 
   it('serves its API over HTTPS on the Node IP to callers kube-apiserver authenticates and authorizes', async () => {

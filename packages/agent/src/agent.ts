@@ -14,6 +14,7 @@ import type { DelegatedAuthOptions } from './api/delegated-auth.js';
 import { LogLevelControl } from './api/log-level.js';
 import { writeLoopbackToken } from './api/loopback-token.js';
 import { AgentMetrics } from './api/metrics.js';
+import type { ClusterLookup } from './api/ovstracing-route.js';
 import { buildRestApi } from './api/rest-server.js';
 import { agentApiCertificates, apiCaBundle } from './api/serving-certificate.js';
 import { CniPodAdapter } from './cniserver/cni-adapter.js';
@@ -108,6 +109,10 @@ export interface AgentDeps {
   readonly bundleUploader?: BundleUploader;
   /** Traceflow CRs; with `packetIn`, this Node injects and observes Traceflow packets. */
   readonly traceflowApi?: TraceflowApi;
+  /** `ofproto/trace` on the bridge (antctl trace-packet); none: /ovstracing answers 501. */
+  readonly traceFlow?: (flow: string) => Promise<string>;
+  /** Remote Pods' IPs and Services' ClusterIPs for trace-packet; none: only local peers and IPs. */
+  readonly clusterLookup?: ClusterLookup;
 }
 
 /** Facts learned at start-up. */
@@ -500,6 +505,17 @@ export class Agent {
             this.metrics.localPods.set(this.store.size);
             this.metrics.flows.set(flows.size);
           },
+          ...(deps.traceFlow && {
+            tracing: {
+              pods: () => this.store.list(),
+              tracingPorts: () => ({
+                gateway: { name: config.gatewayName, ip: gwIp, mac: gatewayMac },
+                ...(bridge.tunnelOfport === undefined ? {} : { tunnelName: config.tunnelName }),
+              }),
+              traceFlow: deps.traceFlow,
+              ...(deps.clusterLookup && { cluster: deps.clusterLookup }),
+            },
+          }),
         },
         this.log,
         { certificates: certs, auth: { ...deps.apiReviewers, loopbackToken, logger: this.log } },
