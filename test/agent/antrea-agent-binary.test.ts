@@ -179,7 +179,7 @@ describe('antrea-agent binary in a netns Node', () => {
     expect(JSON.parse(denied.text)).toMatchObject({
       reason: 'Forbidden',
       message:
-        'path "/podinterfaces" is forbidden: User "system:serviceaccount:default:agent-api-reader" cannot get path "/podinterfaces"',
+        'forbidden: User "system:serviceaccount:default:agent-api-reader" cannot get path "/podinterfaces"',
     });
 
     // Granted through RBAC (antctl's ClusterRole grants these nonResourceURLs): 200, for that path only.

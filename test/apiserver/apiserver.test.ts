@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -78,6 +79,26 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () =>
             resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), serial }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** A request straight to kube-apiserver with a bearer token (no kubeconfig credentials). */
+  function kubeCall(path: string, token: string): Promise<{ status: number; body: string }> {
+    const url = new URL(path, kube.server);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        { ca: readFileSync(kube.ca.cert), agent: false, headers: { authorization: `Bearer ${token}` } },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
           );
         },
       );
@@ -194,6 +215,12 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     const denied = await call(`${BASE}/networkpolicies`, noRbacToken);
     expect(denied.status).toBe(403);
     expect(JSON.parse(denied.body)).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    // Worded exactly as kube-apiserver's own refusal of the same request (it authorizes aggregated
+    // paths itself before proxying), so users and tools see one message whoever refused.
+    const refusedByKube = await kubeCall(`${BASE}/networkpolicies`, noRbacToken);
+    expect(refusedByKube.status).toBe(403);
+    expect(JSON.parse(denied.body).message).toBe(JSON.parse(refusedByKube.body).message);
+    expect(JSON.parse(denied.body).details).toEqual(JSON.parse(refusedByKube.body).details);
     // Discovery is open to every authenticated user through the bootstrap system:discovery role.
     expect((await call(BASE, noRbacToken)).status).toBe(200);
 

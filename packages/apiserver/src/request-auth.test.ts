@@ -82,18 +82,18 @@ describe('authenticateAndAuthorize', () => {
 describe('forbidden', () => {
   it('words a refusal as Kubernetes: what was asked for and where', () => {
     expect(forbidden(alice, info('GET', '/ovsflows')).toStatus()).toMatchObject({
-      message: 'path "/ovsflows" is forbidden: User "alice" cannot get path "/ovsflows"',
+      message: 'forbidden: User "alice" cannot get path "/ovsflows"',
     });
     const named = forbidden(alice, info('GET', '/apis/system.antrea.io/v1beta1/supportbundles/agent'));
     expect(named.toStatus()).toMatchObject({
       code: 403,
       message:
-        'supportbundles.system.antrea.io "agent" is forbidden: User "alice" cannot get supportbundles.system.antrea.io "agent" at the cluster scope',
+        'supportbundles.system.antrea.io "agent" is forbidden: User "alice" cannot get resource "supportbundles" in API group "system.antrea.io" at the cluster scope',
       details: { name: 'agent', group: 'system.antrea.io', kind: 'supportbundles' },
     });
     const sub = forbidden(alice, info('GET', '/api/v1/namespaces/ns1/pods/p1/log'));
     expect(sub.message).toBe(
-      'pods/log "p1" is forbidden: User "alice" cannot get pods/log "p1" in the namespace "ns1"',
+      'pods "p1" is forbidden: User "alice" cannot get resource "pods/log" in API group "" in the namespace "ns1"',
     );
     expect(sub.details).toEqual({ name: 'p1', group: '', kind: 'pods' });
   });

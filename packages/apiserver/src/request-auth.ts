@@ -59,19 +59,23 @@ export async function authenticateAndAuthorize(
   return user;
 }
 
-/** A refusal as Kubernetes words it: what was asked for (and where), never why it was refused. */
+/**
+ * A refusal worded as kube-apiserver words it (apierrors.NewForbidden around the authorizer's
+ * "User ... cannot ..." sentence): what was asked for and where, never why it was refused.
+ */
 export function forbidden(user: UserInfo, info: RequestInfo): ApiError {
-  if (!info.isResourceRequest) return ApiError.forbidden(user.username, info.verb, `path "${info.path}"`);
-  const what = info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource;
-  const scope = info.namespace ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
-  const res = info.subresource ? `${what}/${info.subresource}` : what;
-  const named = info.name ? `${res} "${info.name}"` : res;
-  const err = ApiError.forbidden(user.username, info.verb, named);
-  return new ApiError(403, 'Forbidden', `${err.message}${scope}`, {
-    ...(info.name ? { name: info.name } : {}),
-    group: info.apiGroup,
-    kind: info.resource,
-  });
+  const who = `User "${user.username}" cannot ${info.verb}`;
+  if (!info.isResourceRequest) return new ApiError(403, 'Forbidden', `forbidden: ${who} path "${info.path}"`);
+  const qualified = info.apiGroup ? `${info.resource}.${info.apiGroup}` : info.resource;
+  const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+  const subject = info.name ? `${qualified} "${info.name}"` : qualified;
+  return new ApiError(
+    403,
+    'Forbidden',
+    `${subject} is forbidden: ${who} resource "${resource}" in API group "${info.apiGroup}" ${scope}`,
+    { ...(info.name ? { name: info.name } : {}), group: info.apiGroup, kind: info.resource },
+  );
 }
 
 /**

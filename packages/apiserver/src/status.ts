@@ -71,11 +71,6 @@ export class ApiError extends Error {
     return new ApiError(401, 'Unauthorized', 'Unauthorized');
   }
 
-  /** Worded like Kubernetes; names only what the caller asked for, never why it was denied. */
-  static forbidden(user: string, verb: string, what: string): ApiError {
-    return new ApiError(403, 'Forbidden', `${what} is forbidden: User "${user}" cannot ${verb} ${what}`);
-  }
-
   static notFound(resource: { group: string; resource: string }, name?: string): ApiError {
     const what = resource.group ? `${resource.resource}.${resource.group}` : resource.resource;
     return new ApiError(

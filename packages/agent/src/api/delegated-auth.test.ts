@@ -93,7 +93,7 @@ describe('registerDelegatedAuth', () => {
     expect(denied.json()).toMatchObject({
       reason: 'Forbidden',
       code: 403,
-      message: 'path "/ovsflows" is forbidden: User "alice" cannot get path "/ovsflows"',
+      message: 'forbidden: User "alice" cannot get path "/ovsflows"',
     });
     expect((await get(a, '/podinterfaces', 'bob-token')).statusCode).toBe(403);
   });
@@ -118,7 +118,7 @@ describe('registerDelegatedAuth', () => {
       metadata: {},
       status: 'Failure',
       message:
-        'supportbundles.system.antrea.io "agent" is forbidden: User "alice" cannot get supportbundles.system.antrea.io "agent" at the cluster scope',
+        'supportbundles.system.antrea.io "agent" is forbidden: User "alice" cannot get resource "supportbundles" in API group "system.antrea.io" at the cluster scope',
       reason: 'Forbidden',
       details: { name: 'agent', group: 'system.antrea.io', kind: 'supportbundles' },
       code: 403,
