@@ -16,7 +16,7 @@ export default defineConfig({
         ssr,
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'cmd/*/*.test.ts'],
         },
       },
       {
