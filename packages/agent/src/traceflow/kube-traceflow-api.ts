@@ -32,6 +32,15 @@ export interface TraceflowApi {
   fail(name: string, reason: string): Promise<void>;
   /** The IPv4 address of a Pod anywhere in the cluster (a remote destination). */
   podIp(namespace: string, name: string): Promise<string | undefined>;
+  /** A Service's addresses and ports (a Service destination); undefined when there is no such Service. */
+  service(namespace: string, name: string): Promise<TracedService | undefined>;
+}
+
+/** What a Traceflow needs of a destination Service. */
+export interface TracedService {
+  /** spec.clusterIPs (or clusterIP); "None" for a headless Service. */
+  readonly clusterIps: readonly string[];
+  readonly ports: ReadonlyArray<{ readonly port: number; readonly protocol: string }>;
 }
 
 const { group, version, plural } = CRD_KINDS.Traceflow;
@@ -98,12 +107,27 @@ export class KubeTraceflowApi implements TraceflowApi {
   }
 
   async podIp(namespace: string, name: string): Promise<string | undefined> {
-    try {
-      const pod = await this.core.readNamespacedPod({ namespace, name });
-      return pod.status?.podIPs?.map((p) => p.ip).find((ip) => !ip.includes(':')) ?? pod.status?.podIP;
-    } catch (err) {
-      if ((err as { code?: number }).code === 404) return undefined;
-      throw err;
-    }
+    const pod = await unlessNotFound(() => this.core.readNamespacedPod({ namespace, name }));
+    return pod?.status?.podIPs?.map((p) => p.ip).find((ip) => !ip.includes(':')) ?? pod?.status?.podIP;
+  }
+
+  async service(namespace: string, name: string): Promise<TracedService | undefined> {
+    const svc = await unlessNotFound(() => this.core.readNamespacedService({ namespace, name }));
+    if (!svc) return undefined;
+    const spec = svc.spec ?? {};
+    return {
+      clusterIps: spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : []),
+      ports: (spec.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' })),
+    };
+  }
+}
+
+/** The object read, or undefined when kube-apiserver says 404. */
+async function unlessNotFound<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
   }
 }

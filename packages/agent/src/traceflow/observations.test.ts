@@ -98,4 +98,48 @@ describe('Traceflow observations', () => {
     );
     expect(obs.map((o) => o.componentInfo ?? o.action)).toEqual(['Received', 'Output']);
   });
+
+  it('a Service packet DNATed to an endpoint: LB Forwarded with the translated address, before policy and output', () => {
+    const dnat = { srcIp: '10.10.1.5', dstIp: '10.10.2.6', ctSrcIp: '10.10.1.5', ctDstIp: '10.96.0.10' };
+    expect(
+      buildObservations(
+        facts({ ...dnat, targetOfport: 32768, tunnelDstIp: '198.19.20.12', egressConjId: 4 }),
+        ctx(),
+      ).map((o) => o.component),
+    ).toEqual(['SpoofGuard', 'LB', 'NetworkPolicy', 'Forwarding']);
+    expect(buildObservations(facts({ ...dnat, targetOfport: 6 }), ctx())[1]).toEqual({
+      component: 'LB',
+      action: 'Forwarded',
+      translatedDstIP: '10.10.2.6',
+    });
+    // The receiving Node sees the endpoint address in conntrack too: no LB there.
+    expect(
+      buildObservations(facts({ ctSrcIp: '10.10.1.5', ctDstIp: '10.10.1.6', targetOfport: 6 }), ctx()).map(
+        (o) => o.component,
+      ),
+    ).toEqual(['SpoofGuard', 'Forwarding']);
+  });
+
+  it('hairpin: the SNATed source is reported as translatedSrcIP and SpoofGuard keeps the Pod’s address', () => {
+    const hairpin = facts({
+      srcIp: '169.254.0.253',
+      dstIp: '10.10.1.5',
+      ctSrcIp: '10.10.1.5',
+      ctDstIp: '10.10.1.5',
+      targetOfport: 5,
+    });
+    expect(buildObservations(hairpin, ctx()).slice(0, 2)).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: '10.10.1.5' },
+      {
+        component: 'LB',
+        action: 'Forwarded',
+        translatedDstIP: '10.10.1.5',
+        translatedSrcIP: '169.254.0.253',
+      },
+    ]);
+    // Live traffic traced only at the destination does not report the source side's translation.
+    expect(
+      buildObservations(hairpin, ctx({ isSender: false, receiverOnly: true })).map((o) => o.component),
+    ).toEqual(['Forwarding', 'Forwarding']);
+  });
 });

@@ -16,6 +16,12 @@ export interface PacketInFacts {
   readonly tunnelDstIp: string | undefined;
   readonly srcIp: string;
   readonly dstIp: string;
+  /**
+   * The addresses of the connection as conntrack first saw it (ct_nw_src/ct_nw_dst): they differ
+   * from the packet's when AntreaProxy rewrote it (DNAT to an endpoint; SNAT for hairpin).
+   */
+  readonly ctSrcIp?: string | undefined;
+  readonly ctDstIp?: string | undefined;
 }
 
 const reg = (pi: PacketIn2, field: string): number =>
@@ -27,14 +33,19 @@ export function packetInFacts(
   pipeline: Pipeline,
   ips: { srcIp: string; dstIp: string },
 ): PacketInFacts {
-  const tun = pi.metadata.find((m) => m.field === 'tun_dst')?.value;
+  const ipv4 = (field: string) => {
+    const value = pi.metadata.find((m) => m.field === field)?.value;
+    return value ? formatIpv4(Number(value)) : undefined;
+  };
   return {
     table: pi.tableId === undefined ? undefined : pipeline.nameOf(pi.tableId),
     targetOfport: reg(pi, 'reg1'),
     deciderConjId: reg(pi, 'reg3'),
     egressConjId: reg(pi, 'reg5'),
     ingressConjId: reg(pi, 'reg6'),
-    tunnelDstIp: tun ? formatIpv4(Number(tun)) : undefined,
+    tunnelDstIp: ipv4('tun_dst'),
+    ctSrcIp: ipv4('ct_nw_src'),
+    ctDstIp: ipv4('ct_nw_dst'),
     ...ips,
   };
 }
@@ -63,8 +74,9 @@ export interface ObservationContext {
 
 /**
  * The observations of one Node for one packet-in, in path order (Antrea's parsePacketIn): how the
- * packet entered (SpoofGuard on the sender, Received elsewhere), the policy rules that allowed it,
- * then what stopped it: a policy drop, or the output port (tunnel, gateway, local Pod).
+ * packet entered (SpoofGuard on the sender, Received elsewhere), the Service load balancing that
+ * rewrote it, the policy rules that allowed it, then what stopped it: a policy drop, or the output
+ * port (tunnel, gateway, local Pod).
  */
 export function buildObservations(f: PacketInFacts, ctx: ObservationContext): TraceflowObservation[] {
   const obs: TraceflowObservation[] = [];
@@ -72,12 +84,15 @@ export function buildObservations(f: PacketInFacts, ctx: ObservationContext): Tr
     obs.push({
       component: 'SpoofGuard',
       action: f.table === 'SpoofGuard' ? 'Dropped' : 'Forwarded',
-      srcPodIP: f.srcIp,
+      // A hairpin connection has its source rewritten by now; conntrack still has the Pod's.
+      srcPodIP: f.ctSrcIp ?? f.srcIp,
     });
     if (f.table === 'SpoofGuard') return obs;
   } else {
     obs.push({ component: 'Forwarding', action: 'Received' });
   }
+  const lb = ctx.receiverOnly ? undefined : loadBalancing(f);
+  if (lb) obs.push(lb);
   if (!ctx.receiverOnly && f.egressConjId)
     obs.push(policyObservation('EgressRule', 'Forwarded', ctx.rule(f.egressConjId)));
   if (f.ingressConjId) obs.push(policyObservation('IngressRule', 'Forwarded', ctx.rule(f.ingressConjId)));
@@ -99,6 +114,19 @@ export function buildObservations(f: PacketInFacts, ctx: ObservationContext): Tr
       break;
   }
   return obs;
+}
+
+/** AntreaProxy's DNAT (and hairpin SNAT) of the packet, seen as the difference from conntrack's tuple. */
+function loadBalancing(f: PacketInFacts): TraceflowObservation | undefined {
+  const dnat = f.ctDstIp !== undefined && f.ctDstIp !== f.dstIp;
+  const snat = f.ctSrcIp !== undefined && f.ctSrcIp !== f.srcIp;
+  if (!dnat && !snat) return undefined;
+  return {
+    component: 'LB',
+    action: 'Forwarded',
+    translatedDstIP: f.dstIp,
+    ...(snat ? { translatedSrcIP: f.srcIp } : {}),
+  };
 }
 
 function policyObservation(

@@ -82,6 +82,15 @@ describe('Traceflow packets', () => {
     });
   });
 
+  it('a destination port the spec leaves out comes from the default (a Service port), else 0', () => {
+    const servicePort = (protocol: number) => (protocol === 6 ? 80 : undefined);
+    expect(tracePacketSpec(7, { transportHeader: { tcp: {} } }, ends, fixed, servicePort).dstPort).toBe(80);
+    expect(
+      tracePacketSpec(7, { transportHeader: { tcp: { dstPort: 443 } } }, ends, fixed, servicePort).dstPort,
+    ).toBe(443);
+    expect(tracePacketSpec(7, { transportHeader: { udp: {} } }, ends, fixed, servicePort).dstPort).toBe(0);
+  });
+
   it('different Traceflows get different echo ids, so conntrack never sees one connection', () => {
     let n = 0;
     const random = () => (n++ * 0.37) % 1;

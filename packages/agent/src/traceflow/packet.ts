@@ -33,13 +33,15 @@ const TCP_SYN = 0x02;
 /**
  * The packet to inject for a Traceflow, with Antrea's defaults: ICMP echo request unless the spec
  * names TCP (SYN) or UDP, TTL 64. Source ports and the echo id come from `random` so two Traceflows
- * between the same Pods never look like one established connection to conntrack.
+ * between the same Pods never look like one established connection to conntrack. A destination
+ * port the spec leaves out comes from `defaultDstPort` (a Service's port of that protocol), else 0.
  */
 export function tracePacketSpec(
   tag: number,
   packet: TraceflowPacket | undefined,
   ends: { srcMac: string; dstMac: string; srcIp: string; dstIp: string },
   random: () => number,
+  defaultDstPort?: (protocol: number) => number | undefined,
 ): TracePacketSpec {
   const th = packet?.transportHeader ?? {};
   let protocol = packet?.ipHeader?.protocol ?? IPPROTO.ICMP;
@@ -60,7 +62,7 @@ export function tracePacketSpec(
     ipFlags: packet?.ipHeader?.flags ?? 0,
     ...(packet?.length !== undefined ? { length: packet.length } : {}),
     srcPort: l4?.srcPort || ephemeral(),
-    dstPort: l4?.dstPort ?? 0,
+    dstPort: l4?.dstPort || (defaultDstPort?.(protocol) ?? 0),
     tcpFlags: th.tcp?.flags ?? TCP_SYN,
     icmpId: th.icmp?.id ?? Math.floor(random() * 0xffff) + 1,
     icmpSequence: th.icmp?.sequence ?? 0,

@@ -10,7 +10,8 @@ import type { TraceflowApi, TraceflowHandlers } from './kube-traceflow-api.js';
 import { parseTracePacket } from './packet.js';
 import { TraceflowAgent } from './traceflow-agent.js';
 
-const pipeline = new Pipeline(DEFAULT_FEATURES);
+/** The features with AntreaProxy on, whether or not the defaults have it yet. */
+const proxyPipeline = new Pipeline(new Set([...DEFAULT_FEATURES, 'service']));
 const pod = (name: string, ofport: number, ip: string): PodInterface => ({
   containerId: name,
   podName: name,
@@ -25,7 +26,7 @@ const pod = (name: string, ofport: number, ip: string): PodInterface => ({
 });
 
 /** The agent's collaborators, recorded: flows per owner, packet-outs, results. */
-function setup() {
+function setup(pipeline = proxyPipeline) {
   const owners = new Map<string, readonly Flow[]>();
   const flows = {
     replace: async (owner: string, f: readonly Flow[]) => void owners.set(owner, f),
@@ -44,6 +45,10 @@ function setup() {
     appendResult: async (name, result) => void results.push({ name, result }),
     fail: async (name, reason) => void failures.push({ name, reason }),
     podIp: async (_ns, name) => (name === 'remote' ? '10.10.2.9' : undefined),
+    service: async (ns, name) =>
+      ns === 'x' && name === 'web'
+        ? { clusterIps: ['10.96.0.10'], ports: [{ port: 8080, protocol: 'TCP' }] }
+        : undefined,
   };
   const agent = new TraceflowAgent({
     nodeName: 'n1',
@@ -105,7 +110,7 @@ describe('TraceflowAgent', () => {
     await new Promise((r) => setTimeout(r, 0));
     const packetIn = (frame: Buffer, tableName: 'Output'): PacketIn2 => ({
       packet: frame,
-      tableId: pipeline.id(tableName),
+      tableId: proxyPipeline.id(tableName),
       metadata: [{ field: 'reg1', value: 6n }],
       userdata: Buffer.from([4]),
     });
@@ -137,20 +142,44 @@ describe('TraceflowAgent', () => {
     expect(t.owners.size).toBe(0);
   });
 
-  it('fails a Traceflow it should send but cannot, with the Node and the error as reason', async () => {
+  it('a Service destination: the packet goes to the ClusterIP through the gateway MAC, on the Service’s port', async () => {
     const t = setup();
     await t.agent.start();
     const tf = t.running('svc', 19, 'b');
     tf.spec.destination = { namespace: 'x', service: 'web' };
+    tf.spec.packet = { transportHeader: { tcp: {} } };
     t.handlers().upsert(tf);
     await new Promise((r) => setTimeout(r, 0));
-    expect(t.packets).toHaveLength(0);
-    expect(t.failures).toEqual([
-      {
-        name: 'svc',
-        reason:
-          'Node: n1, error: no destination IP: Service destinations need AntreaProxy, which Antrea-TS does not have yet',
-      },
+    expect(t.failures).toEqual([]);
+    const frame = t.packets[0]!.packet;
+    expect(frame.subarray(0, 6).toString('hex')).toBe('020000000001');
+    expect(parseTracePacket(frame)).toMatchObject({
+      tag: 19,
+      dstIp: '10.96.0.10',
+      protocol: 6,
+      dstPort: 8080,
+    });
+    await t.agent.stop();
+  });
+
+  it('fails a Traceflow it should send but cannot, with the Node and the error as reason', async () => {
+    const reasons: string[] = [];
+    for (const [service, pipe] of [
+      ['web', new Pipeline(new Set(['podConnectivity', 'networkPolicy']))],
+      ['gone', proxyPipeline],
+    ] as const) {
+      const t = setup(pipe);
+      await t.agent.start();
+      const tf = t.running('svc', 19, 'b');
+      tf.spec.destination = { namespace: 'x', service };
+      t.handlers().upsert(tf);
+      await new Promise((r) => setTimeout(r, 0));
+      expect(t.packets).toHaveLength(0);
+      reasons.push(...t.failures.map((f) => `${f.name}: ${f.reason}`));
+    }
+    expect(reasons).toEqual([
+      'svc: Node: n1, error: using Service destination requires AntreaProxy enabled',
+      'svc: Node: n1, error: failed to get the destination Service x/gone: not found',
     ]);
   });
 });

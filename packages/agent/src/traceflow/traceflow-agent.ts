@@ -6,6 +6,7 @@ import { AgentError } from '../errors.js';
 import { type LiveTrafficMatch, traceflowFlows } from '../openflow/features/traceflow.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
+import { serviceDestination } from './destination.js';
 import type { TraceflowApi } from './kube-traceflow-api.js';
 import { buildObservations, packetInFacts, type TracedRule } from './observations.js';
 import { capturedPacket, craftTracePacket, parseTracePacket, tracePacketSpec } from './packet.js';
@@ -167,25 +168,28 @@ export class TraceflowAgent {
       'following Traceflow',
     );
     if (!src || liveTraffic) return;
+    const service = spec.destination?.service
+      ? serviceDestination(
+          `${spec.destination.namespace ?? 'default'}/${spec.destination.service}`,
+          await this.o.api.service(spec.destination.namespace ?? 'default', spec.destination.service),
+          this.o.ctx.pipeline.has('EndpointDNAT'),
+        )
+      : undefined;
     const dstIp =
       spec.destination?.ip ??
       spec.packet?.dstIP ??
+      service?.ip ??
       dstPod?.ip ??
       (spec.destination?.pod
         ? await this.o.api.podIp(spec.destination.namespace ?? 'default', spec.destination.pod)
         : undefined);
-    if (!dstIp) {
-      throw new AgentError(
-        'AGENT_TRACEFLOW_INVALID',
-        'no destination IP: Service destinations need AntreaProxy, which Antrea-TS does not have yet',
-      );
-    }
+    if (!dstIp) throw new AgentError('AGENT_TRACEFLOW_INVALID', 'destination is not specified');
     const ends = { srcMac: src.mac, srcIp: src.ip, dstIp, dstMac: dstPod?.mac ?? this.o.node.gatewayMac };
     const inject = () =>
       this.o
         .packetOut({
           inPort: src.ofport,
-          packet: craftTracePacket(tracePacketSpec(tag, spec.packet, ends, this.random)),
+          packet: craftTracePacket(tracePacketSpec(tag, spec.packet, ends, this.random, service?.dstPort)),
           actions: [{ type: 'output', port: OFPP.TABLE }],
         })
         .catch((err) =>
