@@ -200,12 +200,62 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
     });
   });
 
-  it('a Service destination fails at once on the source Node, with its reason (no AntreaProxy yet)', async () => {
-    await lab.kubectl(['create', 'service', 'clusterip', 'web', '--tcp=80', '-n', NS]);
-    const r = await trace(['-S', `${NS}/a`, '-D', `${NS}/web`]);
-    expect(r.phase).toBe('Failed');
-    expect(r.reason).toBe(
-      `Node: ${N1}, error: no destination IP: Service destinations need AntreaProxy, which Antrea-TS does not have yet`,
+  it('a Service destination: AntreaProxy on the source Node picks the endpoint (LB, DNAT to it), the path goes on to it', async () => {
+    // Port 8080 -> c:81 (allowed), 8081 -> c:80 (dropped at c by tf-deny-a, which sees the endpoint).
+    const service = (name: string, app: string, ports: object[]) =>
+      lab.kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name, namespace: NS },
+          spec: { selector: { app }, ports },
+        }),
+      });
+    await service('web-c', 'c', [
+      { name: 'ok', port: 8080, targetPort: 81, protocol: 'TCP' },
+      { name: 'denied', port: 8081, targetPort: 80, protocol: 'TCP' },
+    ]);
+    await service('web-b', 'b', [{ port: 8080, targetPort: 80, protocol: 'TCP' }]);
+    const [c, b] = [lab.pod(NS, 'c').ips[0], lab.pod(NS, 'b').ips[0]];
+    const spoofGuard = { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: lab.pod(NS, 'a').ips[0] };
+    // No destination port: the Service's first TCP port (8080).
+    const remote = await trace(['-S', `${NS}/a`, '-D', `${NS}/web-c`, '-f', 'tcp']);
+    expect(remote.phase).toBe('Succeeded');
+    expect(nodeResult(remote, N1)?.observations).toEqual([
+      spoofGuard,
+      { component: 'LB', action: 'Forwarded', translatedDstIP: c },
+      {
+        component: 'Forwarding',
+        componentInfo: 'Output',
+        action: 'Forwarded',
+        tunnelDstIP: lab.node(N2).nodeIp,
+      },
+    ]);
+    expect(nodeResult(remote, N2)?.observations).toEqual([
+      { component: 'Forwarding', action: 'Received' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${NS}/c` },
+    ]);
+    const local = await trace(['-S', `${NS}/a`, '-D', `${NS}/web-b`, '-f', 'tcp,tcp_dst=8080']);
+    expect(local.phase).toBe('Succeeded');
+    expect(local.results).toHaveLength(1);
+    expect(nodeResult(local, N1)?.observations).toEqual([
+      spoofGuard,
+      { component: 'LB', action: 'Forwarded', translatedDstIP: b },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${NS}/b` },
+    ]);
+    const denied = await trace(['-S', `${NS}/a`, '-D', `${NS}/web-c`, '-f', 'tcp,tcp_dst=8081']);
+    expect(nodeResult(denied, N2)?.observations?.at(-1)).toEqual({
+      component: 'NetworkPolicy',
+      componentInfo: 'IngressMetric',
+      action: 'Dropped',
+      networkPolicy: 'AntreaClusterNetworkPolicy:tf-deny-a',
+      networkPolicyRule: 'drop-a-80',
+    });
+    // A Service that does not exist ends the Traceflow at once, with the source Node's reason.
+    const missing = await trace(['-S', `${NS}/a`, '-D', `${NS}/nope`]);
+    expect(missing.phase).toBe('Failed');
+    expect(missing.reason).toBe(
+      `Node: ${N1}, error: failed to get the destination Service ${NS}/nope: not found`,
     );
   });
 
