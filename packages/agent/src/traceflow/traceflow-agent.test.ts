@@ -159,6 +159,13 @@ describe('TraceflowAgent', () => {
       protocol: 6,
       dstPort: 8080,
     });
+    // Live traffic to the Service: the source Pod's new connections to the ClusterIP get the tag.
+    const live = t.running('live', 21, 'b');
+    live.spec = { ...tf.spec, liveTraffic: true };
+    t.handlers().upsert(live);
+    await new Promise((r) => setTimeout(r, 0));
+    const tagging = t.owners.get('traceflow/21')?.find((f) => f.match.some((m) => m.field === 'in_port'));
+    expect(tagging?.match).toContainEqual(expect.objectContaining({ field: 'nw_dst', value: 0x0a60000an }));
     await t.agent.stop();
   });
 

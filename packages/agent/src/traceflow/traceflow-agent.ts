@@ -6,7 +6,7 @@ import { AgentError } from '../errors.js';
 import { type LiveTrafficMatch, traceflowFlows } from '../openflow/features/traceflow.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
-import { serviceDestination } from './destination.js';
+import { type ServiceDestination, serviceDestination } from './destination.js';
 import type { TraceflowApi } from './kube-traceflow-api.js';
 import { buildObservations, packetInFacts, type TracedRule } from './observations.js';
 import { capturedPacket, craftTracePacket, parseTracePacket, tracePacketSpec } from './packet.js';
@@ -151,7 +151,10 @@ export class TraceflowAgent {
     };
     this.sessions.set(tag, session);
     this.byName.set(session.name, tag);
-    const live = liveTraffic ? this.liveMatch(tf, src, dstPod) : undefined;
+    // As Antrea's preparePacket: only the source Pod's Node needs the Service (its ClusterIP).
+    const svc = spec.destination?.service;
+    const service = src && svc ? await this.service(spec.destination?.namespace, svc) : undefined;
+    const live = liveTraffic ? this.liveMatch(tf, src, dstPod, service?.ip) : undefined;
     await this.o.flows.replace(
       owner(tag),
       traceflowFlows(this.o.ctx, {
@@ -168,13 +171,6 @@ export class TraceflowAgent {
       'following Traceflow',
     );
     if (!src || liveTraffic) return;
-    const service = spec.destination?.service
-      ? serviceDestination(
-          `${spec.destination.namespace ?? 'default'}/${spec.destination.service}`,
-          await this.o.api.service(spec.destination.namespace ?? 'default', spec.destination.service),
-          this.o.ctx.pipeline.has('EndpointDNAT'),
-        )
-      : undefined;
     const dstIp =
       spec.destination?.ip ??
       spec.packet?.dstIP ??
@@ -206,13 +202,26 @@ export class TraceflowAgent {
     session.timer.unref?.();
   }
 
-  private liveMatch(tf: Traceflow, src?: PodInterface, dst?: PodInterface): LiveTrafficMatch {
+  private async service(namespace = 'default', name: string): Promise<ServiceDestination> {
+    return serviceDestination(
+      `${namespace}/${name}`,
+      await this.o.api.service(namespace, name),
+      this.o.ctx.pipeline.has('EndpointDNAT'),
+    );
+  }
+
+  private liveMatch(
+    tf: Traceflow,
+    src?: PodInterface,
+    dst?: PodInterface,
+    serviceIp?: string,
+  ): LiveTrafficMatch {
     const p = tf.spec.packet;
     const th = p?.transportHeader;
     const protocol = p?.ipHeader?.protocol ?? (th?.tcp ? 6 : th?.udp ? 17 : undefined);
     const l4 = th?.tcp ?? th?.udp;
     const srcIp = tf.spec.source?.ip ?? p?.srcIP ?? src?.ip;
-    const dstIp = tf.spec.destination?.ip ?? p?.dstIP ?? dst?.ip;
+    const dstIp = tf.spec.destination?.ip ?? p?.dstIP ?? serviceIp ?? dst?.ip;
     return {
       ...(src
         ? { sender: { ofport: src.ofport } }
