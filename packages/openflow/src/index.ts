@@ -18,4 +18,5 @@ export * from './codec/packet.js';
 export * from './errors.js';
 export * from './format/flow-format.js';
 export * from './format/flow-parse.js';
+export * from './format/group-format.js';
 export * from './transport/connection.js';
