@@ -15,9 +15,9 @@ import { type Action, load, type MatchSpec } from '@antrea-ts/openflow';
  * reg1  [0..31]  TargetOFPort
  * reg2           swap space / packet-in table (policy, traceflow)
  * reg3           EndpointIP (service) / APConjID (policy)
- * reg4           service and misc marks (service)
+ * reg4  [0..15]  EndpointPort, [16..18] ServiceEPState: 1 to select, 2 selected, 3 to learn (service)
  * reg5, reg6     Traceflow egress / ingress conjunction ids (policy)
- * reg7           ServiceGroupID, reg8 VLAN and ct zone type, reg9 TC target port
+ * reg7           ServiceGroupID (service), reg8 VLAN and ct zone type, reg9 TC target port
  * ct_mark [0..3] ConnSource (copied from PktSource at commit), [4] Service, [5] ConnSNAT, [6] Hairpin
  * ct_label [0..31] ingress rule conj id, [32..63] egress rule conj id (policy)
  */
@@ -57,6 +57,7 @@ export const APDenyField = f('APDeny', 'reg0', 10, 10);
 export const APDispositionField = f('APDisposition', 'reg0', 11, 12);
 export const RejectPacketOutField = f('GeneratedRejectPacketOut', 'reg0', 13, 13);
 export const SvcNoEpField = f('SvcNoEp', 'reg0', 14, 14);
+export const SvcNoEpRegMark = mark(SvcNoEpField, 1);
 export const RemoteSNATField = f('RemoteSNAT', 'reg0', 19, 19);
 
 export const OutputField = f('Output', 'reg0', 21, 22);
@@ -67,13 +68,22 @@ export const PacketInOperationField = f('PacketInOperation', 'reg0', 25, 31);
 export const TargetOFPortField = f('TargetOFPort', 'reg1', 0, 31);
 export const SwapField = f('Swap', 'reg2', 0, 31);
 export const EndpointIPField = f('EndpointIP', 'reg3', 0, 31);
+export const EndpointPortField = f('EndpointPort', 'reg4', 0, 15);
+export const ServiceEPStateField = f('ServiceEPState', 'reg4', 16, 18);
+export const EpToSelectRegMark = mark(ServiceEPStateField, 1);
+export const EpSelectedRegMark = mark(ServiceEPStateField, 2);
+export const EpToLearnRegMark = mark(ServiceEPStateField, 3);
+export const ServiceGroupIDField = f('ServiceGroupID', 'reg7', 0, 31);
 export const TraceflowEgressConjField = f('TFEgressConjID', 'reg5', 0, 31);
 export const TraceflowIngressConjField = f('TFIngressConjID', 'reg6', 0, 31);
 
 export const ConnSourceCTMarkField = f('ConnSource', 'ct_mark', 0, 3);
 export const ServiceCTMarkField = f('ServiceCTMark', 'ct_mark', 4, 4);
+export const ServiceCTMark = mark(ServiceCTMarkField, 1);
 export const ConnSNATCTMarkField = f('ConnSNAT', 'ct_mark', 5, 5);
+export const ConnSNATCTMark = mark(ConnSNATCTMarkField, 1);
 export const HairpinCTMarkField = f('Hairpin', 'ct_mark', 6, 6);
+export const HairpinCTMark = mark(HairpinCTMarkField, 1);
 export const IngressRuleCTLabelField = f('IngressRuleCTLabel', 'ct_label', 0, 31);
 export const EgressRuleCTLabelField = f('EgressRuleCTLabel', 'ct_label', 32, 63);
 
@@ -92,6 +102,9 @@ export const ALL_FIELDS: readonly RegField[] = Object.freeze([
   TargetOFPortField,
   SwapField,
   EndpointIPField,
+  EndpointPortField,
+  ServiceEPStateField,
+  ServiceGroupIDField,
   TraceflowEgressConjField,
   TraceflowIngressConjField,
   ConnSourceCTMarkField,

@@ -1,16 +1,21 @@
-import type { FlowMod, FlowStats, FlowStatsRequest } from '@antrea-ts/openflow';
+import type { FlowMod, FlowStats, FlowStatsRequest, GroupDesc, GroupMod } from '@antrea-ts/openflow';
 import { OpenFlowBridge } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
 import { AgentError } from '../errors.js';
 
+/** A group change inside a bundle (flow mods have no `kind`). */
+export type GroupChange = { kind: 'group' } & GroupMod;
+
 /**
- * What the agent needs from the switch: atomic batches of flow changes, flow dumps, and a signal
- * when a (new) connection is up so it can replay. Tests can pass a fake.
+ * What the agent needs from the switch: atomic batches of flow and group changes, dumps, and a
+ * signal when a (new) connection is up so it can replay. Tests can pass a fake.
  */
 export interface FlowSwitch {
   readonly connected: boolean;
-  /** Applies all changes or none (an OpenFlow atomic bundle). */
-  bundle(mods: readonly FlowMod[]): Promise<void>;
+  /** Applies all changes or none (an OpenFlow atomic bundle), in order. */
+  bundle(mods: readonly (FlowMod | GroupChange)[]): Promise<void>;
+  /** Groups installed on the switch; none: the switch cannot tell (FlowCache.pruneGroups does nothing). */
+  dumpGroups?(): Promise<GroupDesc[]>;
   dumpFlows(request?: FlowStatsRequest): Promise<FlowStats[]>;
   /** Called after every successful handshake, the first one included. */
   onConnected(listener: (generation: number) => void): () => void;
@@ -95,12 +100,12 @@ export class OfConnection implements FlowSwitch {
     });
   }
 
-  async bundle(mods: readonly FlowMod[]): Promise<void> {
+  async bundle(mods: readonly (FlowMod | GroupChange)[]): Promise<void> {
     if (mods.length === 0) return;
     try {
       await this.whileSwitchRestarts();
       await this.bridge.commitBundle(
-        mods.map((m) => ({ kind: 'flow', ...m })),
+        mods.map((m) => ('kind' in m ? m : { kind: 'flow', ...m })),
         { atomic: true },
       );
     } catch (err) {
@@ -118,6 +123,17 @@ export class OfConnection implements FlowSwitch {
       return await this.bridge.dumpFlows(request);
     } catch (err) {
       throw new AgentError('AGENT_OPENFLOW_FAILED', `flow dump failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+
+  async dumpGroups(): Promise<GroupDesc[]> {
+    try {
+      await this.whileSwitchRestarts();
+      return await this.bridge.dumpGroups();
+    } catch (err) {
+      throw new AgentError('AGENT_OPENFLOW_FAILED', `group dump failed: ${(err as Error).message}`, {
         cause: err,
       });
     }

@@ -104,7 +104,9 @@ export const TABLES: readonly TableSpec[] = Object.freeze([
   t('ConntrackState', 'ip', PC, 'next', 'drops invalid connections'),
   t('PreRoutingClassifier', 'ip', ['service'], 'next', 'Service pre-routing dispatch'),
   t('NodePortMark', 'ip', ['service'], 'next', 'marks NodePort destinations'),
-  t('SessionAffinity', 'ip', ['service'], 'next', 'learned session-affinity flows'),
+  // Reached only by PreRoutingClassifier's resubmit, which goes on to ServiceLB itself: a miss
+  // here must not continue as well.
+  t('SessionAffinity', 'ip', ['service'], 'drop', 'learned session-affinity flows'),
   t('ServiceLB', 'ip', ['service'], 'next', 'select groups per Service'),
   t('EndpointDNAT', 'ip', ['service'], 'next', 'DNAT to the chosen Endpoint'),
   t('AntreaPolicyEgressRule', 'ip', ['antreaPolicy', 'networkPolicy'], 'next', 'Antrea-native egress tiers'),
@@ -203,4 +205,5 @@ export const DEFAULT_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
   'podConnectivity',
   'networkPolicy',
   'antreaPolicy',
+  'service',
 ]);

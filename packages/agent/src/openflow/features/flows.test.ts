@@ -24,26 +24,34 @@ describe('flow builders', () => {
         "cookie=0x1010000000000, table=7, priority=0 actions=goto_table:8",
         "cookie=0x1010000000000, table=8, priority=0 actions=goto_table:9",
         "cookie=0x1010000000000, table=9, priority=0 actions=goto_table:10",
-        "cookie=0x1010000000000, table=10, priority=0 actions=goto_table:11",
-        "cookie=0x1010000000000, table=11, priority=0 actions=goto_table:13",
+        "cookie=0x1010000000000, table=10, priority=0 actions=drop",
+        "cookie=0x1010000000000, table=11, priority=0 actions=goto_table:12",
         "cookie=0x1010000000000, table=12, priority=0 actions=goto_table:13",
         "cookie=0x1010000000000, table=13, priority=0 actions=goto_table:14",
         "cookie=0x1010000000000, table=14, priority=0 actions=goto_table:15",
         "cookie=0x1010000000000, table=15, priority=0 actions=goto_table:16",
         "cookie=0x1010000000000, table=16, priority=0 actions=goto_table:17",
-        "cookie=0x1010000000000, table=17, priority=0 actions=goto_table:18",
+        "cookie=0x1010000000000, table=17, priority=0 actions=goto_table:21",
         "cookie=0x1010000000000, table=18, priority=0 actions=goto_table:19",
         "cookie=0x1010000000000, table=19, priority=0 actions=goto_table:20",
-        "cookie=0x1010000000000, table=20, priority=0 actions=drop",
+        "cookie=0x1010000000000, table=20, priority=0 actions=goto_table:21",
+        "cookie=0x1010000000000, table=21, priority=0 actions=goto_table:22",
+        "cookie=0x1010000000000, table=22, priority=0 actions=goto_table:23",
+        "cookie=0x1010000000000, table=23, priority=0 actions=goto_table:24",
+        "cookie=0x1010000000000, table=24, priority=0 actions=goto_table:25",
+        "cookie=0x1010000000000, table=25, priority=0 actions=goto_table:26",
+        "cookie=0x1010000000000, table=26, priority=0 actions=goto_table:27",
+        "cookie=0x1010000000000, table=27, priority=0 actions=goto_table:28",
+        "cookie=0x1010000000000, table=28, priority=0 actions=drop",
         "cookie=0x1010000000000, priority=200,arp actions=goto_table:1",
         "cookie=0x1010000000000, priority=200,ip actions=goto_table:3",
         "cookie=0x1010000000000, table=2, priority=190,arp actions=NORMAL",
-        "cookie=0x1010000000000, table=5, priority=200,ip actions=ct(table=6,zone=65520,nat)",
-        "cookie=0x1010000000000, table=6, priority=190,ct_state=+inv+trk,ip actions=drop",
-        "cookie=0x1010000000000, table=12, priority=210,ip,reg0=0x2/0xf actions=goto_table:13",
-        "cookie=0x1010000000000, table=12, priority=200,ip actions=dec_ttl,goto_table:13",
-        "cookie=0x1010000000000, table=19, priority=200,ct_state=+new+trk,ip actions=ct(commit,table=20,zone=65520,exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
-        "cookie=0x1010000000000, table=20, priority=200,reg0=0x200000/0x600000 actions=output:NXM_NX_REG1[]",
+        "cookie=0x1010000000000, table=6, priority=200,ip actions=ct(table=7,zone=65520,nat)",
+        "cookie=0x1010000000000, table=7, priority=190,ct_state=+inv+trk,ip actions=drop",
+        "cookie=0x1010000000000, table=18, priority=210,ip,reg0=0x2/0xf actions=goto_table:19",
+        "cookie=0x1010000000000, table=18, priority=200,ip actions=dec_ttl,goto_table:19",
+        "cookie=0x1010000000000, table=27, priority=200,ct_state=+new+trk,ip actions=ct(commit,table=28,zone=65520,exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
+        "cookie=0x1010000000000, table=28, priority=200,reg0=0x200000/0x600000 actions=output:NXM_NX_REG1[]",
       ]
     `);
   });
@@ -55,8 +63,8 @@ describe('flow builders', () => {
         "cookie=0x1010000000000, table=1, priority=200,arp,in_port=32769,arp_spa=10.10.1.1,arp_sha=02:00:00:00:00:01 actions=goto_table:2",
         "cookie=0x1010000000000, table=3, priority=200,in_port=32769 actions=set_field:0x2/0xf->reg0,goto_table:4",
         "cookie=0x1010000000000, table=4, priority=200,ip,in_port=32769 actions=goto_table:5",
-        "cookie=0x1010000000000, table=11, priority=210,ip,reg0=0x200/0x200,nw_dst=10.10.1.1 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:12",
-        "cookie=0x1010000000000, table=13, priority=200,dl_dst=02:00:00:00:00:01 actions=set_field:0x8001->reg1,set_field:0x200000/0x600000->reg0,goto_table:14",
+        "cookie=0x1010000000000, table=17, priority=210,ip,reg0=0x200/0x200,nw_dst=10.10.1.1 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:18",
+        "cookie=0x1010000000000, table=21, priority=200,dl_dst=02:00:00:00:00:01 actions=set_field:0x8001->reg1,set_field:0x200000/0x600000->reg0,goto_table:22",
       ]
     `);
   });
@@ -68,16 +76,17 @@ describe('flow builders', () => {
         "cookie=0x1010000000000, table=1, priority=200,arp,in_port=5,arp_spa=10.10.1.5,arp_sha=02:00:00:00:00:05 actions=goto_table:2",
         "cookie=0x1010000000000, table=3, priority=190,in_port=5 actions=set_field:0x3/0xf->reg0,goto_table:4",
         "cookie=0x1010000000000, table=4, priority=200,ip,in_port=5,dl_src=02:00:00:00:00:05,nw_src=10.10.1.5 actions=goto_table:5",
-        "cookie=0x1010000000000, table=11, priority=200,ip,reg0=0x200/0x200,nw_dst=10.10.1.5 actions=set_field:02:00:00:00:00:01->eth_src,set_field:02:00:00:00:00:05->eth_dst,set_field:0x30/0xf0->reg0,goto_table:12",
-        "cookie=0x1010000000000, table=13, priority=200,dl_dst=02:00:00:00:00:05 actions=set_field:0x5->reg1,set_field:0x200000/0x600000->reg0,goto_table:14",
+        "cookie=0x1010000000000, table=17, priority=200,ip,reg0=0x200/0x200,nw_dst=10.10.1.5 actions=set_field:02:00:00:00:00:01->eth_src,set_field:02:00:00:00:00:05->eth_dst,set_field:0x30/0xf0->reg0,goto_table:18",
+        "cookie=0x1010000000000, table=21, priority=200,dl_dst=02:00:00:00:00:05 actions=set_field:0x5->reg1,set_field:0x200000/0x600000->reg0,goto_table:22",
+        "cookie=0x1030000000000, table=19, priority=190,ct_state=+new+trk,ip,nw_src=10.10.1.5,nw_dst=10.10.1.5 actions=ct(commit,table=20,zone=65520,exec(set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark))",
       ]
     `);
   });
   it('tunnel flows', () => {
     expect(text(tunnelFlows(ctx, 32768))).toMatchInlineSnapshot(`
       [
-        "cookie=0x1010000000000, table=3, priority=200,in_port=32768 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:5",
-        "cookie=0x1010000000000, table=13, priority=200,dl_dst=aa:bb:cc:dd:ee:ff actions=set_field:0x8000->reg1,set_field:0x200000/0x600000->reg0,goto_table:14",
+        "cookie=0x1010000000000, table=3, priority=200,in_port=32768 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:6",
+        "cookie=0x1010000000000, table=21, priority=200,dl_dst=aa:bb:cc:dd:ee:ff actions=set_field:0x8000->reg1,set_field:0x200000/0x600000->reg0,goto_table:22",
       ]
     `);
     expect(
@@ -91,7 +100,7 @@ describe('flow builders', () => {
     ).toMatchInlineSnapshot(`
       [
         "cookie=0x1010000000000, table=2, priority=200,arp,arp_tpa=10.10.2.1,arp_op=1 actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[],set_field:aa:bb:cc:dd:ee:ff->eth_src,set_field:2->arp_op,move:NXM_NX_ARP_SHA[]->NXM_NX_ARP_THA[],set_field:aa:bb:cc:dd:ee:ff->arp_sha,move:NXM_OF_ARP_SPA[]->NXM_OF_ARP_TPA[],set_field:10.10.2.1->arp_spa,IN_PORT",
-        "cookie=0x1010000000000, table=11, priority=200,ip,nw_dst=10.10.2.0/24 actions=set_field:02:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:198.18.3.12->tun_dst,set_field:0x10/0xf0->reg0,goto_table:12",
+        "cookie=0x1010000000000, table=17, priority=200,ip,nw_dst=10.10.2.0/24 actions=set_field:02:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:198.18.3.12->tun_dst,set_field:0x10/0xf0->reg0,goto_table:18",
       ]
     `);
   });

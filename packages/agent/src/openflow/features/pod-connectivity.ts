@@ -12,6 +12,7 @@ import {
 } from '../fields.js';
 import { type FlowContext, gotoNext, gotoTable, tableFlow } from '../flow-context.js';
 import { macValue } from './gateway.js';
+import { podHairpinFlows } from './service.js';
 
 const C = CookieCategory.PodConnectivity;
 
@@ -58,5 +59,6 @@ export function podFlows(ctx: FlowContext, pod: PodFlowConfig, gatewayMac: strin
       loadMark(OutputToOFPortRegMark),
       gotoNext(ctx, 'L2ForwardingCalc'),
     ]),
+    ...podHairpinFlows(ctx, pod.ip),
   ];
 }

@@ -24,13 +24,13 @@ describe('Traceflow flows', () => {
     ).toMatchInlineSnapshot(`
       [
         "cookie=0x1060000000000, table=4, priority=1,ip,nw_tos=28 actions=controller(userdata=04)",
-        "cookie=0x1060000000000, table=10, priority=202,ip,reg0=0x400/0x400,nw_tos=28 actions=controller(userdata=04)",
-        "cookie=0x1060000000000, table=10, priority=201,ip,reg0=0/0x400,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG5[],set_field:0->reg3,goto_table:11",
-        "cookie=0x1060000000000, table=18, priority=202,ip,reg0=0x400/0x400,nw_tos=28 actions=controller(userdata=04)",
-        "cookie=0x1060000000000, table=18, priority=201,ip,reg0=0/0x400,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG6[],goto_table:19",
-        "cookie=0x1060000000000, table=17, priority=202,ip,reg1=0x6,nw_tos=28 actions=controller(userdata=04)",
-        "cookie=0x1060000000000, table=20, priority=203,ip,reg0=0x200000/0x600000,reg1=0x8000,nw_tos=28 actions=output:NXM_NX_REG1[],controller(userdata=04)",
-        "cookie=0x1060000000000, table=20, priority=202,ip,reg0=0x200000/0x600000,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=16, priority=202,ip,reg0=0x400/0x400,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=16, priority=201,ip,reg0=0/0x400,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG5[],set_field:0->reg3,goto_table:17",
+        "cookie=0x1060000000000, table=26, priority=202,ip,reg0=0x400/0x400,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=26, priority=201,ip,reg0=0/0x400,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG6[],goto_table:27",
+        "cookie=0x1060000000000, table=25, priority=202,ip,reg1=0x6,nw_tos=28 actions=controller(userdata=04)",
+        "cookie=0x1060000000000, table=28, priority=203,ip,reg0=0x200000/0x600000,reg1=0x8000,nw_tos=28 actions=output:NXM_NX_REG1[],controller(userdata=04)",
+        "cookie=0x1060000000000, table=28, priority=202,ip,reg0=0x200000/0x600000,nw_tos=28 actions=controller(userdata=04)",
       ]
     `);
   });
@@ -48,10 +48,12 @@ describe('Traceflow flows', () => {
     );
     expect(flows.filter((f) => f.includes('controller'))).toHaveLength(3);
     expect(flows).toContain(
-      'cookie=0x1060000000000, table=20, priority=202,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,output:NXM_NX_REG1[]',
+      `cookie=0x1060000000000, table=${ctx.pipeline.id('Output')}, priority=202,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,output:NXM_NX_REG1[]`,
     );
-    expect(flows.find((f) => f.includes('table=6,'))).toMatchInlineSnapshot(
-      `"cookie=0x1060000000000, table=6, priority=100,ct_state=+new+trk,tcp,in_port=5,nw_dst=10.10.1.6,tp_dst=80 actions=set_field:11->ip_dscp,goto_table:7"`,
+    expect(
+      flows.find((f) => f.includes(`table=${ctx.pipeline.id('ConntrackState')},`)),
+    ).toMatchInlineSnapshot(
+      `"cookie=0x1060000000000, table=7, priority=100,ct_state=+new+trk,tcp,in_port=5,nw_dst=10.10.1.6,tp_dst=80 actions=set_field:11->ip_dscp,goto_table:8"`,
     );
   });
 });
