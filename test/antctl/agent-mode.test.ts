@@ -67,6 +67,18 @@ describe('antctl agent mode against the agent REST API', () => {
       pipeline,
       metrics: new AgentMetrics(),
       refreshMetrics: () => {},
+      dumpGroups: async () => [
+        {
+          groupId: 9,
+          type: 'select',
+          buckets: [{ bucketId: 0, weight: 100, actions: [{ type: 'output', port: 3 }] }],
+        },
+        { groupId: 4, type: 'select', buckets: [] },
+      ],
+      serviceFlows: (namespace, name) =>
+        namespace === 'default' && name === 'web'
+          ? { flows: [SAMPLE_FLOWS[0]!.flow], groupIds: [9] }
+          : { flows: [], groupIds: [] },
       tracing: {
         pods: () => [pod('web-0', 'default', '10.10.0.2', 3)],
         tracingPorts: () => ({ gateway: { name: 'antrea-gw0', ip: '10.10.0.1', mac: 'be:ef:00:00:00:01' } }),
@@ -202,6 +214,27 @@ describe('antctl agent mode against the agent REST API', () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.err).toBe('Error: Pod default/nope not found\n');
+  });
+
+  it("get ovsflows -G dumps groups, -S a Service's flows then its group", async () => {
+    const base = ['--mode', 'agent', '--agent-address', address, 'get', 'of'];
+    const all = await antctl([...base, '-G', 'all']);
+    expect(all.err).toBe('');
+    expect(all.out.split('\n').filter((l) => l.startsWith('group_id='))).toEqual([
+      'group_id=4,type=select',
+      'group_id=9,type=select,bucket=bucket_id:0,weight:100,actions=output:3',
+    ]);
+    const one = await antctl([...base, '-G', '4']);
+    expect(one.out).toContain('group_id=4,type=select');
+    expect(one.out).not.toContain('group_id=9');
+    const svc = await antctl([...base, '-S', 'web', '-n', 'default']);
+    expect(svc.err).toBe('');
+    const lines = svc.out.split('\n').filter((l) => l !== '');
+    expect(lines.at(-1)).toBe('group_id=9,type=select,bucket=bucket_id:0,weight:100,actions=output:3');
+    expect(lines.filter((l) => l.includes(`table=${SAMPLE_FLOWS[0]!.flow.table}`)).length).toBeGreaterThan(0);
+    const missing = await antctl([...base, '-S', 'nope', '-n', 'default']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('Service default/nope has no flows on this Node');
   });
 
   it('version falls back to the version in agentinfo when /version is not served', async () => {

@@ -1,7 +1,7 @@
 // `/ovsflows`: br-int's flows as the switch reports them (with counters), all or filtered by
 // table (names or numbers, comma separated), by local Pod, or by NetworkPolicy, as antctl's
 // `get ovsflows -T/-p/-N` asks (Antrea pkg/agent/apiserver/handlers/ovsflows).
-import { type Flow, type FlowStats, formatFlow } from '@antrea-ts/openflow';
+import { type Flow, type FlowStats, formatFlow, formatGroup, type GroupDesc } from '@antrea-ts/openflow';
 import type { FastifyInstance } from 'fastify';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { podFlowOwner } from '../cniserver/pod-configurator.js';
@@ -19,6 +19,10 @@ export interface OvsFlowsSource {
   ownedFlows?(owner: string): Flow[];
   /** Needed for --networkpolicy. */
   policy?(): NetworkPolicyController | undefined;
+  /** The flows and group ids the agent installed for a Service's ports; needed for --service. */
+  serviceFlows?(namespace: string, name: string): { flows: Flow[]; groupIds: number[] };
+  /** Groups on the switch; needed for --groups and --service. */
+  dumpGroups?(): Promise<GroupDesc[]>;
 }
 
 interface OvsFlowsQuery {
@@ -89,6 +93,51 @@ function policyFilter(src: OvsFlowsSource, q: OvsFlowsQuery): (text: string) => 
   };
 }
 
+async function dumpGroups(src: OvsFlowsSource): Promise<GroupDesc[]> {
+  if (!src.dumpGroups) throw new BadQuery(501, 'OVS groups are not available');
+  return src.dumpGroups();
+}
+
+/** `all`, or comma-separated group ids (antctl's -G). */
+function groupFilter(spec: string): (id: number) => boolean {
+  if (spec === 'all' || spec === '') return () => true;
+  const ids = new Set(
+    spec.split(',').map((t) => {
+      const id = Number(t.trim());
+      if (!Number.isInteger(id) || id < 0) throw new BadQuery(400, `bad group id ${t.trim()}`);
+      return id;
+    }),
+  );
+  return (id) => ids.has(id);
+}
+
+function groupLines(groups: GroupDesc[], keep: (id: number) => boolean): { flow: string }[] {
+  return groups
+    .filter((g) => keep(g.groupId))
+    .sort((a, b) => a.groupId - b.groupId)
+    .map((g) => ({ flow: formatGroup(g) }));
+}
+
+/** A Service's flows as the switch has them (with counters), then its groups (Antrea's -S). */
+async function serviceLines(
+  src: OvsFlowsSource,
+  namespace: string,
+  name: string,
+): Promise<{ flow: string }[]> {
+  if (!src.serviceFlows) throw new BadQuery(404, 'this agent proxies no Services');
+  const { flows, groupIds } = src.serviceFlows(namespace, name);
+  if (flows.length === 0) throw new BadQuery(404, `Service ${namespace}/${name} has no flows on this Node`);
+  const ids = new Set(flows.map(flowIdentity));
+  const tables = [...new Set(flows.map((f) => f.table ?? 0))];
+  const dumps = await Promise.all(tables.map((table) => src.sw.dumpFlows({ table })));
+  const lines = dumps
+    .flat()
+    .filter((f) => ids.has(flowIdentity(f)))
+    .map((f) => ({ flow: formatFlow(f, { stats: true }) }));
+  const wanted = new Set(groupIds);
+  return [...lines, ...groupLines(await dumpGroups(src), (id) => wanted.has(id))];
+}
+
 export function registerOvsFlowsRoute(app: FastifyInstance, src: OvsFlowsSource): void {
   app.get<{ Querystring: OvsFlowsQuery }>('/ovsflows', async (req, reply) => {
     const q = req.query;
@@ -96,9 +145,8 @@ export function registerOvsFlowsRoute(app: FastifyInstance, src: OvsFlowsSource)
       if (q['table-names-only'] !== undefined) {
         return src.pipeline.tables.map((t) => ({ flow: t.name }));
       }
-      if (q.service !== undefined || q.groups !== undefined) {
-        throw new BadQuery(501, 'Service flows and OVS groups are not implemented by this agent');
-      }
+      if (q.groups !== undefined) return groupLines(await dumpGroups(src), groupFilter(q.groups));
+      if (q.service !== undefined) return await serviceLines(src, q.namespace ?? '', q.service);
       const tables = q.table !== undefined && q.table !== '' ? tableIds(src, q.table) : undefined;
       const byPod = q.pod ? podFilter(src, q.namespace ?? '', q.pod) : undefined;
       const byPolicy = q.networkpolicy ? policyFilter(src, q) : undefined;
