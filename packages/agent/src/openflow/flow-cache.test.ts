@@ -1,23 +1,27 @@
-import type { FlowMod } from '@antrea-ts/openflow';
+import type { FlowMod, GroupDesc } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CookieAllocator } from './cookie.js';
 import { pipelineFlows } from './features/pipeline-flows.js';
+import { servicePortFlows } from './features/service.js';
 import { FlowCache } from './flow-cache.js';
-import type { FlowSwitch } from './of-connection.js';
+import type { FlowSwitch, GroupChange } from './of-connection.js';
 import { DEFAULT_FEATURES, Pipeline } from './pipeline.js';
 
 class FakeSwitch implements FlowSwitch {
   connected = true;
-  bundles: FlowMod[][] = [];
+  bundles: (FlowMod | GroupChange)[][] = [];
+  /** What dumpGroups answers. */
+  switchGroups: GroupDesc[] = [];
   failNext = false;
   /** Fails the bundle with this index (0-based count of bundle calls). */
   failAt = -1;
   calls = 0;
   /** Refuses every bundle holding a mod for this table (a change the switch will never accept). */
   refuseTable = -1;
-  async bundle(mods: readonly FlowMod[]): Promise<void> {
-    if (this.failNext || this.calls++ === this.failAt || mods.some((m) => m.table === this.refuseTable)) {
+  async bundle(mods: readonly (FlowMod | GroupChange)[]): Promise<void> {
+    const refused = mods.some((m) => !('kind' in m) && m.table === this.refuseTable);
+    if (this.failNext || this.calls++ === this.failAt || refused) {
       this.failNext = false;
       throw new Error('refused');
     }
@@ -25,6 +29,9 @@ class FakeSwitch implements FlowSwitch {
   }
   async dumpFlows() {
     return [];
+  }
+  async dumpGroups() {
+    return this.switchGroups;
   }
   onConnected() {
     return () => undefined;
@@ -109,5 +116,89 @@ describe('FlowCache group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(cache.has('a') && cache.has('b')).toBe(true);
     expect(cache.has('bad')).toBe(false);
+  });
+});
+
+/** One bundle entry as text: group commands by id, flow commands by table. */
+const entryText = (m: FlowMod | GroupChange): string =>
+  'kind' in m ? `group ${m.command} ${m.groupId}` : `flow ${m.command} ${m.table}`;
+
+describe('FlowCache groups', () => {
+  const svc = (endpoints: { ip: string; port: number }[]) =>
+    servicePortFlows(ctx, { clusterIp: '10.96.0.10', port: 80, protocol: 'TCP', groupId: 7, endpoints });
+  const a = { ip: '10.10.1.5', port: 8080 };
+  const b = { ip: '10.10.1.6', port: 8080 };
+  const dnat = ctx.pipeline.id('EndpointDNAT');
+  const lb = ctx.pipeline.id('ServiceLB');
+
+  it('installs the group before the flows, idempotently (add-or-modify)', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const { flows, groups } = svc([a, b]);
+    await cache.replace('svc/x', flows, groups);
+    expect(sw.bundles[0]!.map(entryText)).toEqual([
+      'group ADD_OR_MOD 7',
+      `flow ADD ${lb}`,
+      `flow ADD ${dnat}`,
+      `flow ADD ${dnat}`,
+    ]);
+    await cache.replace('svc/x', flows, groups);
+    expect(sw.bundles).toHaveLength(1);
+    expect(cache.ownedGroups('svc/x').map((g) => g.buckets.length)).toEqual([2]);
+  });
+
+  it('an endpoint change is one group modify and the flow diff in one bundle', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const before = svc([a, b]);
+    await cache.replace('svc/x', before.flows, before.groups);
+    const after = svc([a]);
+    await cache.replace('svc/x', after.flows, after.groups);
+    expect(sw.bundles).toHaveLength(2);
+    expect(sw.bundles[1]!.map(entryText)).toEqual(['group ADD_OR_MOD 7', `flow DELETE_STRICT ${dnat}`]);
+  });
+
+  it('removes the group with its owner, after the flows that used it', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const { flows, groups } = svc([a]);
+    await cache.replace('svc/x', flows, groups);
+    await cache.remove('svc/x');
+    expect(sw.bundles[1]!.map(entryText)).toEqual([
+      `flow DELETE_STRICT ${lb}`,
+      `flow DELETE_STRICT ${dnat}`,
+      'group DELETE 7',
+    ]);
+    expect(cache.ownedGroups('svc/x')).toEqual([]);
+  });
+
+  it('keeps a group another owner takes over in the same batch', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const { flows, groups } = svc([a]);
+    await cache.replace('svc/old', flows, groups);
+    await cache.replaceMany([
+      ['svc/old', undefined],
+      ['svc/new', flows, svc([b]).groups],
+    ]);
+    expect(sw.bundles[1]!.filter((m) => 'kind' in m).map(entryText)).toEqual(['group ADD_OR_MOD 7']);
+  });
+
+  it('replays groups before flows, and prunes only groups no owner holds', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const { flows, groups } = svc([a, b]);
+    await cache.replace('p', pipelineFlows(ctx).slice(0, 2));
+    await cache.replace('svc/x', flows, groups);
+    expect(await cache.replay()).toBe(5);
+    const replayed = sw.bundles.at(-1)!.map(entryText);
+    expect(replayed[0]).toBe('group ADD_OR_MOD 7');
+    expect(replayed.slice(1).every((d) => d.startsWith('flow ADD'))).toBe(true);
+    sw.switchGroups = [
+      { groupId: 7, type: 'select', buckets: [] },
+      { groupId: 9, type: 'select', buckets: [] },
+    ];
+    expect(await cache.pruneGroups()).toBe(1);
+    expect(sw.bundles.at(-1)!.map(entryText)).toEqual(['group DELETE 9']);
   });
 });

@@ -1,9 +1,37 @@
-import { type Flow, type FlowMod, formatActions, formatMatch } from '@antrea-ts/openflow';
+import {
+  type Flow,
+  type FlowMod,
+  formatActions,
+  formatGroup,
+  formatMatch,
+  type GroupMod,
+} from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
 import { commitAllOrEach, GroupCommit } from '../util/group-commit.js';
-import type { FlowSwitch } from './of-connection.js';
+import type { FlowSwitch, GroupChange } from './of-connection.js';
 
-type Changes = ReadonlyArray<readonly [string, readonly Flow[] | undefined]>;
+/** A group an owner wants on the switch (a GroupMod without its command). */
+export type OwnedGroup = Omit<GroupMod, 'command'>;
+
+/** An owner's wanted flows and groups; undefined flows remove the owner with its groups. */
+export type OwnerChange = readonly [
+  owner: string,
+  flows: readonly Flow[] | undefined,
+  groups?: readonly OwnedGroup[],
+];
+type Changes = ReadonlyArray<OwnerChange>;
+
+/** Group ids are the switch's identity; group ids are unique across owners (the callers' job). */
+const sameGroup = (a: OwnedGroup, b: OwnedGroup): boolean => formatGroup(a) === formatGroup(b);
+
+const addOrModify = (g: OwnedGroup): GroupChange => ({ kind: 'group', command: 'ADD_OR_MOD', ...g });
+const deleteGroup = (groupId: number): GroupChange => ({
+  kind: 'group',
+  command: 'DELETE',
+  type: 'all',
+  groupId,
+  buckets: [],
+});
 
 /** OpenFlow identifies a flow by table, priority and match; a second ADD replaces the first. */
 export function flowIdentity(flow: Flow): string {
@@ -22,6 +50,7 @@ const sameFlow = (a: Flow, b: Flow): boolean =>
 export class FlowCache {
   private readonly log: Logger;
   private readonly owners = new Map<string, Map<string, Flow>>();
+  private readonly groups = new Map<string, Map<number, OwnedGroup>>();
   /** Serializes bundles so a replay never interleaves with an owner's update. */
   private queue: Promise<unknown> = Promise.resolve();
   private readonly group = new GroupCommit<Changes>((batch) =>
@@ -39,9 +68,9 @@ export class FlowCache {
     this.log = logger.child({ component: 'flow-cache' });
   }
 
-  /** Makes `owner`'s flows exactly `flows` (adds, modifies, deletes what changed). */
-  replace(owner: string, flows: readonly Flow[]): Promise<void> {
-    return this.replaceMany([[owner, flows]]);
+  /** Makes `owner`'s flows and groups exactly these (adds, modifies, deletes what changed). */
+  replace(owner: string, flows: readonly Flow[], groups?: readonly OwnedGroup[]): Promise<void> {
+    return this.replaceMany([[owner, flows, groups]]);
   }
 
   /**
@@ -55,8 +84,11 @@ export class FlowCache {
 
   private async apply(changes: Changes): Promise<void> {
     const mods: FlowMod[] = [];
+    const groupSets: GroupChange[] = [];
+    const groupDeletes = new Set<number>();
     const next = new Map<string, Map<string, Flow> | undefined>();
-    for (const [owner, flows] of changes) {
+    const nextGroups = new Map<string, Map<number, OwnedGroup>>();
+    for (const [owner, flows, groups] of changes) {
       // Later changes of the same owner in one batch build on the earlier ones.
       const current = next.has(owner)
         ? (next.get(owner) ?? new Map<string, Flow>())
@@ -70,11 +102,28 @@ export class FlowCache {
         if (!old || !sameFlow(old, f)) mods.push({ ...f, command: 'ADD' });
       }
       next.set(owner, flows ? wanted : undefined);
+
+      const currentGroups = nextGroups.get(owner) ?? this.groups.get(owner) ?? new Map<number, OwnedGroup>();
+      const wantedGroups = new Map((flows ? (groups ?? []) : []).map((g) => [g.groupId, g]));
+      for (const id of currentGroups.keys()) if (!wantedGroups.has(id)) groupDeletes.add(id);
+      for (const [id, g] of wantedGroups) {
+        const old = currentGroups.get(id);
+        if (!old || !sameGroup(old, g)) groupSets.push(addOrModify(g));
+      }
+      nextGroups.set(owner, wantedGroups);
     }
-    if (mods.length > 0) await this.sw.bundle(mods);
+    // An id another owner of this batch now holds stays.
+    for (const groups of nextGroups.values()) for (const id of groups.keys()) groupDeletes.delete(id);
+    // Groups exist before the flows that use them, and go after the flows that used them.
+    const bundle = [...groupSets, ...mods, ...[...groupDeletes].map(deleteGroup)];
+    if (bundle.length > 0) await this.sw.bundle(bundle);
     for (const [owner, flows] of next) {
       if (flows) this.owners.set(owner, flows);
       else this.owners.delete(owner);
+    }
+    for (const [owner, groups] of nextGroups) {
+      if (groups.size > 0) this.groups.set(owner, groups);
+      else this.groups.delete(owner);
     }
   }
 
@@ -88,6 +137,34 @@ export class FlowCache {
 
   owned(owner: string): Flow[] {
     return [...(this.owners.get(owner)?.values() ?? [])];
+  }
+
+  ownedGroups(owner: string): OwnedGroup[] {
+    return [...(this.groups.get(owner)?.values() ?? [])];
+  }
+
+  /** The owners whose key starts with `prefix` (e.g. one Service's ports). */
+  ownersWithPrefix(prefix: string): string[] {
+    return [...this.owners.keys()].filter((o) => o.startsWith(prefix));
+  }
+
+  private allGroups(): OwnedGroup[] {
+    return [...this.groups.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /**
+   * Deletes the groups on the switch that no owner holds: left by an agent that stopped before
+   * removing them (a Service deleted while it was away). Returns how many went.
+   */
+  pruneGroups(): Promise<number> {
+    return this.serialize(async () => {
+      if (!this.sw.dumpGroups) return 0;
+      const wanted = new Set(this.allGroups().map((g) => g.groupId));
+      const stale = (await this.sw.dumpGroups()).filter((g) => !wanted.has(g.groupId));
+      await this.sw.bundle(stale.map((g) => deleteGroup(g.groupId)));
+      if (stale.length > 0) this.log.info({ groups: stale.length }, 'deleted stale groups');
+      return stale.length;
+    });
   }
 
   /** Every cached flow, ordered by table then priority (descending), like a dump. */
@@ -109,8 +186,12 @@ export class FlowCache {
   replay(): Promise<number> {
     return this.serialize(async () => {
       const flows = this.all();
-      await this.sw.bundle(flows.map((f) => ({ ...f, command: 'ADD' as const })));
-      this.log.info({ flows: flows.length }, 'replayed flows');
+      const groups = this.allGroups();
+      await this.sw.bundle([
+        ...groups.map(addOrModify),
+        ...flows.map((f) => ({ ...f, command: 'ADD' as const })),
+      ]);
+      this.log.info({ flows: flows.length, groups: groups.length }, 'replayed flows');
       return flows.length;
     });
   }

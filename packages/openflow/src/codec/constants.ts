@@ -93,7 +93,15 @@ export const OFPFF = {
   NO_BYT_COUNTS: 1 << 4,
 } as const;
 
-export const OFPGC = { ADD: 0, MODIFY: 1, DELETE: 2, INSERT_BUCKET: 3, REMOVE_BUCKET: 5 } as const;
+/** ADD_OR_MOD is OVS's extension (OFPGC11_ADD_OR_MOD): creates the group or replaces it in place. */
+export const OFPGC = {
+  ADD: 0,
+  MODIFY: 1,
+  DELETE: 2,
+  INSERT_BUCKET: 3,
+  REMOVE_BUCKET: 5,
+  ADD_OR_MOD: 0x8000,
+} as const;
 export type GroupModCommand = keyof typeof OFPGC;
 export const OFPGT = { all: 0, select: 1, indirect: 2, ff: 3 } as const;
 export type GroupType = keyof typeof OFPGT;
