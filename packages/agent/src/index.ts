@@ -41,6 +41,7 @@ export * from './openflow/features/gateway.js';
 export * from './openflow/features/network-policy.js';
 export * from './openflow/features/pipeline-flows.js';
 export * from './openflow/features/pod-connectivity.js';
+export * from './openflow/features/service.js';
 export * from './openflow/features/traceflow.js';
 export * from './openflow/features/tunnel.js';
 export * from './openflow/fields.js';

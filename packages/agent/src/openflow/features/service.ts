@@ -114,7 +114,9 @@ export function serviceStaticFlows(ctx: FlowContext, _node: { gatewayOfport: num
         exec: [loadMark(ServiceCTMark), loadMark(HairpinCTMark)],
       },
     ]),
-    tableFlow(ctx, C, 'SNAT', 190, { ip: true, ct_state: '-new+trk', ...matchMarks(ConnSNATCTMark) }, [
+    // Later packets of the client's direction only: replies were un-SNATed by UnSNAT already, and
+    // a second lookup would lose their zone-65520 Hairpin mark that Output needs.
+    tableFlow(ctx, C, 'SNAT', 190, { ip: true, ct_state: '-new-rpl+trk', ...matchMarks(ConnSNATCTMark) }, [
       { type: 'ct', table: ctx.pipeline.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: {} },
     ]),
     // Service connections were committed with their DNAT already.

@@ -1,0 +1,157 @@
+// AntreaProxy's flows on real userspace ovs-vswitchd, without the agent: Pods in netns on one
+// netdev br-int, the agent's pipeline plus service flows and select groups pushed through
+// FlowCache over a real OpenFlow connection, real TCP/UDP clients and servers in the Pods.
+import {
+  CookieAllocator,
+  DEFAULT_FEATURES,
+  FlowCache,
+  gatewayFlows,
+  OfConnection,
+  PacketInHandler,
+  Pipeline,
+  pipelineFlows,
+  podFlows,
+  type ServiceEndpoint,
+  type ServicePortFlowConfig,
+  servicePortFlows,
+  serviceStaticFlows,
+} from '@antrea-ts/agent';
+import { type PodBed, type PodBedPod, startPodBed } from '@antrea-ts/harness';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+const BR = 'br-int';
+const GW = { ofport: 32769, mac: '02:00:0a:0a:01:01', ip: '10.10.1.1' };
+const PODS = [
+  { name: 'a', ofport: 5, mac: '02:00:0a:0a:01:05', ip: '10.10.1.5' },
+  { name: 'b', ofport: 6, mac: '02:00:0a:0a:01:06', ip: '10.10.1.6' },
+  { name: 'c', ofport: 7, mac: '02:00:0a:0a:01:07', ip: '10.10.1.7' },
+] as const;
+const ep = (pod: 'a' | 'b' | 'c', port: number): ServiceEndpoint => ({
+  ip: PODS.find((p) => p.name === pod)!.ip,
+  port,
+});
+
+/** A service port whose group id is the last byte of its ClusterIP 10.96.0.x. */
+const servicePort = (
+  last: number,
+  protocol: ServicePortFlowConfig['protocol'],
+  port: number,
+  endpoints: ServiceEndpoint[],
+): ServicePortFlowConfig => ({ clusterIp: `10.96.0.${last}`, port, protocol, groupId: last, endpoints });
+
+const WEB = servicePort(10, 'TCP', 80, [ep('b', 8080), ep('c', 8080)]);
+const DNS = servicePort(11, 'UDP', 53, [ep('b', 5353)]);
+const EMPTY = servicePort(12, 'TCP', 80, []);
+const SELF = servicePort(13, 'TCP', 80, [ep('a', 8080)]);
+const STICKY: ServicePortFlowConfig = {
+  ...WEB,
+  clusterIp: '10.96.0.14',
+  groupId: 14,
+  affinityTimeoutSeconds: 300,
+};
+
+describe('AntreaProxy flows on real ovs-vswitchd', () => {
+  let bed: PodBed;
+  let conn: OfConnection;
+  let packetInConn: OfConnection;
+  let handler: PacketInHandler;
+  let flows: FlowCache;
+  const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
+  const pod = (name: string): PodBedPod => bed.pods.get(name)!;
+  const service = (svc: ServicePortFlowConfig) => {
+    const { flows: f, groups } = servicePortFlows(ctx, svc);
+    return flows.replace(`svc/${svc.groupId}`, f, groups);
+  };
+  /** One TCP connection from `from` to ip:port; the answer is the server Pod's name. */
+  const tcp = (from: string, ip: string, port: number) =>
+    pod(from).netns.exec(['socat', '-t', '2', '-T', '5', 'STDIO', `TCP:${ip}:${port},connect-timeout=5`], {
+      input: '',
+      timeoutMs: 15_000,
+    });
+  const answers = async (from: string, svc: ServicePortFlowConfig, n: number): Promise<string[]> => {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push((await tcp(from, svc.clusterIp, svc.port)).trim());
+    return out;
+  };
+
+  beforeAll(async () => {
+    bed = await startPodBed({ bridge: BR, protocols: ['OpenFlow10', 'OpenFlow15'], pods: PODS, logger });
+    await bed.addPort('gw0', ['type=internal', `ofport_request=${GW.ofport}`]);
+    for (const p of bed.pods.values()) {
+      // Off-subnet destinations (ClusterIPs, the hairpin virtual IP) go to the gateway, as in a Pod.
+      await p.netns.exec(['ip', 'neigh', 'replace', GW.ip, 'lladdr', GW.mac, 'dev', 'eth0']);
+      await p.netns.exec(['ip', 'route', 'add', 'default', 'via', GW.ip, 'dev', 'eth0']);
+      bed.runIn(p, `web-${p.name}`, ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', `SYSTEM:echo ${p.name}`]);
+      bed.runIn(p, `dns-${p.name}`, ['socat', 'UDP-RECVFROM:5353,fork', `SYSTEM:echo ${p.name}`]);
+    }
+    conn = new OfConnection({ socketPath: bed.ovs.bridgeMgmtSocket(BR), logger });
+    conn.start();
+    await conn.waitConnected(10_000);
+    // Packet-ins (the no-endpoint reject) on a second connection, as the agent does.
+    packetInConn = new OfConnection({ socketPath: bed.ovs.bridgeMgmtSocket(BR), logger });
+    packetInConn.start();
+    await packetInConn.waitConnected(10_000);
+    handler = new PacketInHandler({ bridge: packetInConn.bridge, logger });
+    handler.start();
+    flows = new FlowCache(conn, logger);
+    await flows.replaceMany([
+      ['pipeline', pipelineFlows(ctx)],
+      ['gateway', gatewayFlows(ctx, GW)],
+      ['service', serviceStaticFlows(ctx, { gatewayOfport: GW.ofport })],
+      ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
+    ]);
+    for (const svc of [WEB, DNS, EMPTY, SELF, STICKY]) await service(svc);
+  }, 120_000);
+
+  afterAll(async () => {
+    handler?.stop();
+    await packetInConn?.stop();
+    await conn?.stop();
+    await bed?.stop();
+  });
+
+  it('TCP to ClusterIP:port reaches an endpoint, and both endpoints get chosen', async () => {
+    const got = await answers('a', WEB, 24);
+    expect(new Set(got)).toEqual(new Set(['b', 'c']));
+  }, 120_000);
+
+  it('UDP to ClusterIP:port gets the endpoint’s answer from the ClusterIP', async () => {
+    // A connected UDP socket accepts datagrams only from the address it sent to.
+    const out = await pod('a').netns.exec(['socat', '-T', '3', 'STDIO', `UDP:${DNS.clusterIp}:${DNS.port}`], {
+      input: 'q\n',
+      timeoutMs: 15_000,
+    });
+    expect(out.trim()).toBe('b');
+  }, 60_000);
+
+  it('no endpoints: the connection is refused (TCP RST from the packet-in handler)', async () => {
+    const err = await tcp('a', EMPTY.clusterIp, EMPTY.port).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/Connection refused/);
+    expect(handler.rejected).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('hairpin: the only endpoint reaches itself through its Service', async () => {
+    expect(await answers('a', SELF, 3)).toEqual(['a', 'a', 'a']);
+    const dump = await bed.ovs.appctl(['dpctl/dump-conntrack', 'zone=65521']);
+    expect(dump).toContain('169.254.0.253');
+  }, 60_000);
+
+  it('session affinity keeps one client on one endpoint', async () => {
+    const got = await answers('a', STICKY, 12);
+    expect(new Set(got).size).toBe(1);
+    // Another client is free to land elsewhere, but is sticky too.
+    expect(new Set(await answers('b', STICKY, 6)).size).toBe(1);
+  }, 120_000);
+
+  it('an endpoint removed: new connections go only to the remaining one', async () => {
+    await service({ ...WEB, endpoints: [ep('c', 8080)] });
+    expect(new Set(await answers('a', WEB, 12))).toEqual(new Set(['c']));
+    const groups = await bed.ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]);
+    expect(groups).toMatch(/group_id=10,type=select/);
+  }, 120_000);
+});
