@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { DEFAULT_FEATURES, Pipeline } from '@antrea-ts/agent';
 import { type KubeCluster, waitFor } from '@antrea-ts/harness';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -76,7 +77,8 @@ describe('Node route controller and agent API (Encap)', () => {
     expect(JSON.parse((await get('/podinterfaces?name=nope')).text)).toEqual([]);
     const l3 = JSON.parse((await get('/ovsflows?table=L3Forwarding')).text) as Array<{ flow: string }>;
     expect(l3.some((x) => x.flow.includes(`nw_dst=${pods[0]!.ip}`))).toBe(true);
-    expect(l3.every((x) => x.flow.includes('table=11'))).toBe(true);
+    const l3Id = new Pipeline(DEFAULT_FEATURES).id('L3Forwarding');
+    expect(l3.every((x) => x.flow.includes(`table=${l3Id}`))).toBe(true);
     expect((await get('/ovsflows?table=Bogus')).status).toBe(400);
     const info = JSON.parse((await get('/agentinfo')).text) as { localPodNum: number; nodeSubnets: string[] };
     expect(info.localPodNum).toBe(1);

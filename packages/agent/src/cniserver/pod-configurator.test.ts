@@ -99,7 +99,7 @@ const req = {
 };
 
 describe('PodConfigurator', () => {
-  it('wires a Pod: IPAM, interface script, OVS port with identity, five Pod flows', async () => {
+  it('wires a Pod: IPAM, interface script, OVS port with identity, six Pod flows (the sixth: its hairpin SNAT mark)', async () => {
     const { bridges, runner, sw, store, pods } = await setup();
     const pod = await pods.add(req);
     expect(pod).toMatchObject({
@@ -140,7 +140,7 @@ describe('PodConfigurator', () => {
       'ip-address': '10.10.1.2',
       'attached-mac': '12:11:11:11:11:11',
     });
-    expect(sw.mods.filter((m) => m.command === 'ADD')).toHaveLength(5);
+    expect(sw.mods.filter((m) => m.command === 'ADD')).toHaveLength(6);
     expect(store.get('c1')).toBeDefined();
     // A repeated ADD returns the same interface without doing anything.
     const calls = runner.calls.length;
@@ -173,7 +173,7 @@ describe('PodConfigurator', () => {
     await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
     expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
     const added = sw.mods.filter((m) => m.command === 'ADD').length;
-    expect(added).toBe(5);
+    expect(added).toBe(6);
     expect(sw.mods.filter((m) => m.command === 'DELETE_STRICT')).toHaveLength(added);
     expect(ipam.held.size).toBe(0);
     expect(store.size).toBe(0);
@@ -223,11 +223,11 @@ describe('PodConfigurator', () => {
       return waitForOfport(name);
     };
     await expect(pods.add(req)).rejects.toMatchObject({ code: 'AGENT_INTERFACE_FAILED' });
-    expect(sw.mods.filter((m) => m.command === 'ADD')).toHaveLength(5);
+    expect(sw.mods.filter((m) => m.command === 'ADD')).toHaveLength(6);
     // Every flow added after the failure is deleted again, after it was added.
     expect(sw.mods.map((m) => m.command)).toEqual([
-      ...Array(5).fill('ADD'),
-      ...Array(5).fill('DELETE_STRICT'),
+      ...Array(6).fill('ADD'),
+      ...Array(6).fill('DELETE_STRICT'),
     ]);
     expect((await bridges.listPorts('br-int')).map((p) => p.name)).toEqual(['br-int']);
     expect(ipam.held.size).toBe(0);
@@ -276,7 +276,7 @@ describe('PodConfigurator', () => {
     expect(store.size).toBe(0);
     expect(ipam.held.size).toBe(0);
     expect(await bridges.getInterface(pod.hostIfName)).toBeUndefined();
-    expect(sw.mods.filter((m) => m.command === 'DELETE_STRICT')).toHaveLength(5);
+    expect(sw.mods.filter((m) => m.command === 'DELETE_STRICT')).toHaveLength(6);
     await pods.del(req);
     await pods.del({ ...req, containerId: 'never-seen' });
   });

@@ -104,9 +104,9 @@ export const TABLES: readonly TableSpec[] = Object.freeze([
   t('ConntrackState', 'ip', PC, 'next', 'drops invalid connections'),
   t('PreRoutingClassifier', 'ip', ['service'], 'next', 'Service pre-routing dispatch'),
   t('NodePortMark', 'ip', ['service'], 'next', 'marks NodePort destinations'),
-  // Reached only by PreRoutingClassifier's resubmit, which goes on to ServiceLB itself: a miss
-  // here must not continue as well.
-  t('SessionAffinity', 'ip', ['service'], 'drop', 'learned session-affinity flows'),
+  // With the service flows installed, their priority-1 flow answers every miss (EpToSelect, and
+  // back to PreRoutingClassifier's next resubmit); 'next' keeps a pipeline without them working.
+  t('SessionAffinity', 'ip', ['service'], 'next', 'learned session-affinity flows'),
   t('ServiceLB', 'ip', ['service'], 'next', 'select groups per Service'),
   t('EndpointDNAT', 'ip', ['service'], 'next', 'DNAT to the chosen Endpoint'),
   t('AntreaPolicyEgressRule', 'ip', ['antreaPolicy', 'networkPolicy'], 'next', 'Antrea-native egress tiers'),

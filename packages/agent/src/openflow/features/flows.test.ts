@@ -24,7 +24,7 @@ describe('flow builders', () => {
         "cookie=0x1010000000000, table=7, priority=0 actions=goto_table:8",
         "cookie=0x1010000000000, table=8, priority=0 actions=goto_table:9",
         "cookie=0x1010000000000, table=9, priority=0 actions=goto_table:10",
-        "cookie=0x1010000000000, table=10, priority=0 actions=drop",
+        "cookie=0x1010000000000, table=10, priority=0 actions=goto_table:11",
         "cookie=0x1010000000000, table=11, priority=0 actions=goto_table:12",
         "cookie=0x1010000000000, table=12, priority=0 actions=goto_table:13",
         "cookie=0x1010000000000, table=13, priority=0 actions=goto_table:14",
