@@ -1,10 +1,11 @@
-import { formatFlow } from '@antrea-ts/openflow';
+import { formatFlow, formatGroup } from '@antrea-ts/openflow';
 import { describe, expect, it } from 'vitest';
 import { CookieAllocator } from '../cookie.js';
 import { DEFAULT_FEATURES, Pipeline } from '../pipeline.js';
 import { gatewayFlows } from './gateway.js';
 import { pipelineFlows } from './pipeline-flows.js';
 import { podFlows } from './pod-connectivity.js';
+import { servicePortFlows, serviceStaticFlows } from './service.js';
 import { remoteNodeTunnelFlows, tunnelFlows } from './tunnel.js';
 
 const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
@@ -103,5 +104,53 @@ describe('flow builders', () => {
         "cookie=0x1010000000000, table=17, priority=200,ip,nw_dst=10.10.2.0/24 actions=set_field:02:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:198.18.3.12->tun_dst,set_field:0x10/0xf0->reg0,goto_table:18",
       ]
     `);
+  });
+
+  it('service flows', () => {
+    expect(text(serviceStaticFlows(ctx, { gatewayOfport: 32769 }))).toMatchInlineSnapshot(`
+      [
+        "cookie=0x1030000000000, table=5, priority=200,ip,nw_dst=169.254.0.253 actions=ct(table=6,zone=65521,nat)",
+        "cookie=0x1030000000000, table=7, priority=200,ct_state=-new-inv+trk,ct_mark=0x10/0x10,ip actions=set_field:0x200/0x200->reg0,goto_table:13",
+        "cookie=0x1030000000000, table=7, priority=190,ct_state=-new-inv+trk,ip actions=goto_table:13",
+        "cookie=0x1030000000000, table=8, priority=200,ip actions=resubmit(,10),resubmit(,11)",
+        "cookie=0x1030000000000, table=10, priority=1 actions=set_field:0x10000/0x70000->reg4",
+        "cookie=0x1030000000000, table=12, priority=210,reg0=0x4000/0x4000 actions=controller(userdata=01)",
+        "cookie=0x1030000000000, table=20, priority=200,ct_state=+new+trk,ct_mark=0x40/0x40,ip actions=ct(commit,table=21,zone=65521,nat(src=169.254.0.253),exec(set_field:0x10/0x10->ct_mark,set_field:0x40/0x40->ct_mark))",
+        "cookie=0x1030000000000, table=20, priority=190,ct_state=-new-rpl+trk,ct_mark=0x20/0x20,ip actions=ct(table=21,zone=65521,nat)",
+        "cookie=0x1030000000000, table=27, priority=210,ct_state=+new+trk,ct_mark=0x10/0x10,ip actions=goto_table:28",
+        "cookie=0x1030000000000, table=28, priority=210,ct_mark=0x40/0x40,reg0=0x200000/0x600000 actions=IN_PORT",
+      ]
+    `);
+    const endpoints = [
+      { ip: '10.10.1.5', port: 8080 },
+      { ip: '10.10.2.7', port: 8080 },
+    ];
+    const svc = { clusterIp: '10.96.0.10', port: 80, protocol: 'TCP' as const, groupId: 3, endpoints };
+    const plain = servicePortFlows(ctx, svc);
+    expect([...text(plain.flows), ...plain.groups.map(formatGroup)]).toMatchInlineSnapshot(`
+      [
+        "cookie=0x1030000000000, table=11, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x3->reg7,group:3",
+        "cookie=0x1030000000000, table=12, priority=200,tcp,reg3=0xa0a0105,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.1.5:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
+        "cookie=0x1030000000000, table=12, priority=200,tcp,reg3=0xa0a0207,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.2.7:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
+        "group_id=3,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12)",
+      ]
+    `);
+    const sticky = servicePortFlows(ctx, { ...svc, protocol: 'UDP', affinityTimeoutSeconds: 10800 });
+    expect([...text(sticky.flows), ...sticky.groups.map(formatGroup)]).toMatchInlineSnapshot(`
+      [
+        "cookie=0x1030000000000, table=11, priority=200,udp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x30000/0x70000->reg4,set_field:0x3->reg7,group:3",
+        "cookie=0x1030000000000, table=11, priority=190,udp,reg4=0x30000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=learn(table=10,hard_timeout=10800,priority=200,delete_learned,cookie=0x1030000000000,eth_type=0x800,nw_proto=17,NXM_OF_IP_DST[],NXM_OF_UDP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG7[]->NXM_NX_REG7[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]),set_field:0x20000/0x70000->reg4,goto_table:12",
+        "cookie=0x1030000000000, table=12, priority=200,udp,reg3=0xa0a0105,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.1.5:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
+        "cookie=0x1030000000000, table=12, priority=200,udp,reg3=0xa0a0207,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.2.7:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
+        "group_id=3,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11)",
+      ]
+    `);
+    const empty = servicePortFlows(ctx, { ...svc, endpoints: [] });
+    expect(text(empty.flows)).toMatchInlineSnapshot(`
+      [
+        "cookie=0x1030000000000, table=11, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x4000/0x4000->reg0,goto_table:12",
+      ]
+    `);
+    expect(empty.groups[0]!.buckets).toEqual([]);
   });
 });
