@@ -154,4 +154,23 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     const groups = await bed.ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]);
     expect(groups).toMatch(/group_id=10,type=select/);
   }, 120_000);
+
+  it('after the switch lost its flows and groups, replay restores Service traffic; prune drops stale groups', async () => {
+    await bed.ovs.ofctl(['-O', 'OpenFlow15', 'del-flows', BR]);
+    await bed.ovs.ofctl(['-O', 'OpenFlow15', 'del-groups', BR]);
+    await flows.replay();
+    expect(new Set(await answers('a', WEB, 4))).toEqual(new Set(['c']));
+    // A group left by an earlier agent run (no owner holds it).
+    await bed.ovs.ofctl([
+      '-O',
+      'OpenFlow15',
+      'add-group',
+      BR,
+      'group_id=999,type=select,bucket=actions=drop',
+    ]);
+    expect(await flows.pruneGroups()).toBe(1);
+    const groups = await bed.ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]);
+    expect(groups).not.toMatch(/group_id=999,/);
+    expect(groups).toMatch(/group_id=10,/);
+  }, 120_000);
 });
