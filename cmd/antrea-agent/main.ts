@@ -8,6 +8,7 @@ import {
   Agent,
   Http2ControllerConnection,
   InformerNodeSource,
+  InformerServiceSource,
   KubeAgentInfoWriter,
   KubeTraceflowApi,
   kubeClusterLookup,
@@ -93,6 +94,7 @@ async function main(): Promise<number> {
     nodeRunner: runner,
     pluginRunner: runner,
     nodes: new InformerNodeSource(kubeConfig, logger),
+    services: new InformerServiceSource(kubeConfig, logger),
     agentInfoWriter: new KubeAgentInfoWriter(kubeConfig),
     // Callers of the agent API are checked by kube-apiserver, as Antrea's delegating authn/authz.
     apiReviewers: {

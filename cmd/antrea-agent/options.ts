@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type AgentConfig, makeConfig } from '@antrea-ts/agent';
+import { type AgentConfig, DEFAULT_CONFIG, makeConfig } from '@antrea-ts/agent';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 
@@ -36,6 +36,12 @@ interface AgentConfFile {
   hostLocalDataDir?: string;
   cniConfDir?: string;
   disableTXChecksumOffload?: boolean;
+  antreaProxy?: {
+    enable?: boolean;
+    skipServices?: string[];
+    proxyAll?: boolean;
+    serviceProxyName?: string;
+  };
 }
 
 function port(value: string): number {
@@ -147,6 +153,13 @@ export function loadOptions(
   set('hostLocalDataDir', pick(o.hostLocalDataDir, file.hostLocalDataDir));
   set('cniConfDir', pick(o.cniConfDir, file.cniConfDir));
   set('disableTxChecksumOffload', file.disableTXChecksumOffload);
+  const proxy = file.antreaProxy ?? {};
+  set('antreaProxy', {
+    enable: proxy.enable ?? DEFAULT_CONFIG.antreaProxy.enable,
+    skipServices: proxy.skipServices ?? DEFAULT_CONFIG.antreaProxy.skipServices,
+    proxyAll: proxy.proxyAll ?? DEFAULT_CONFIG.antreaProxy.proxyAll,
+    serviceProxyName: proxy.serviceProxyName ?? DEFAULT_CONFIG.antreaProxy.serviceProxyName,
+  });
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
   return Object.freeze({
     agent,

@@ -23,7 +23,7 @@ import { AGENT_CNI_VERSIONS } from './cniserver/cni-request.js';
 import { HostLocalIpam } from './cniserver/host-local-ipam.js';
 import { InterfaceStore } from './cniserver/interface-store.js';
 import { PodConfigurator, podFlowOwner } from './cniserver/pod-configurator.js';
-import { type AgentConfig, podMtu } from './config.js';
+import { type AgentConfig, pipelineFeatures, podMtu } from './config.js';
 import { AgentError } from './errors.js';
 import type { NodeInfo, NodeSource } from './k8s/node-source.js';
 import type { CommandRunner } from './net/command-runner.js';
@@ -47,9 +47,12 @@ import { tunnelFlows } from './openflow/features/tunnel.js';
 import { FlowCache } from './openflow/flow-cache.js';
 import type { FlowContext } from './openflow/flow-context.js';
 import type { FlowSwitch } from './openflow/of-connection.js';
-import { DEFAULT_FEATURES, Pipeline } from './openflow/pipeline.js';
+import { Pipeline } from './openflow/pipeline.js';
 import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
+import { Proxier } from './proxy/proxier.js';
+import { ProxyMetrics } from './proxy/proxy-metrics.js';
+import type { ServiceSource } from './proxy/service-source.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
 import { type AgentBundleSource, agentBundleCollector } from './supportbundle/agent-collectors.js';
@@ -113,6 +116,8 @@ export interface AgentDeps {
   readonly traceFlow?: (flow: string) => Promise<string>;
   /** Remote Pods' IPs and Services' ClusterIPs for trace-packet; none: only local peers and IPs. */
   readonly clusterLookup?: ClusterLookup;
+  /** Services and EndpointSlices for AntreaProxy; none (or antreaProxy.enable false): no Service is proxied. */
+  readonly services?: ServiceSource;
 }
 
 /** Facts learned at start-up. */
@@ -137,7 +142,7 @@ export interface AgentRuntime {
 export class Agent {
   private readonly log: Logger;
   readonly metrics = new AgentMetrics();
-  readonly pipeline = new Pipeline(DEFAULT_FEATURES);
+  readonly pipeline: Pipeline;
   readonly store = new InterfaceStore();
   private flows: FlowCache | undefined;
   private routes: NodeRouteController | undefined;
@@ -156,10 +161,12 @@ export class Agent {
   private packetIns: PacketInHandler | undefined;
   private traceflow: TraceflowAgent | undefined;
   private collections: SupportBundleCollectionAgent | undefined;
+  private proxier: Proxier | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
     this.host = new HostNetwork(deps.nodeRunner);
+    this.pipeline = new Pipeline(pipelineFeatures(deps.config));
   }
 
   get runtime(): AgentRuntime {
@@ -378,6 +385,23 @@ export class Agent {
         this.log.warn('NetworkPolicies not realized yet; keeping the previous run’s policy flows');
     }
 
+    // 4d. AntreaProxy: service ports written before the previous round's flows go, so a restarting
+    //     agent rewrites each Service's group in place and established connections keep flowing.
+    if (config.antreaProxy.enable && deps.services) {
+      const proxier = new Proxier({
+        ...config.antreaProxy,
+        nodeName: config.nodeName,
+        source: deps.services,
+        flows,
+        ctx,
+        gatewayOfport: bridge.gatewayOfport,
+        logger: this.log,
+        metrics: new ProxyMetrics(this.metrics.registry),
+      });
+      this.proxier = proxier;
+      await proxier.start().catch((err: unknown) => this.log.error({ err }, 'AntreaProxy failed to start'));
+    }
+
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
     if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
@@ -526,6 +550,7 @@ export class Agent {
         enabledGates: new Set([
           ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats', 'SupportBundleCollection'] : []),
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
+          ...(this.proxier ? ['AntreaProxy'] : []),
         ]),
         logger: this.log,
       });
@@ -559,6 +584,7 @@ export class Agent {
     await this.traceflow?.stop();
     await this.collections?.stop();
     await this.policy?.stop();
+    await this.proxier?.stop();
     await this.info?.stop();
     await this.api?.close();
     this.apiCerts?.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeConfig, peerPath, podMtu } from './config.js';
+import { makeConfig, peerPath, pipelineFeatures, podMtu } from './config.js';
 import { cidrContains, formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
 
 describe('agent config', () => {
@@ -53,5 +53,47 @@ describe('IPv4 helpers', () => {
     expect(() => parseIpv4('1.2.3')).toThrow();
     expect(() => parseCidr('10.0.0.0/33')).toThrow();
     expect(() => gatewayIp('10.0.0.0/31')).toThrow();
+  });
+});
+
+describe('antreaProxy config', () => {
+  it('is on by default with Antrea defaults', () => {
+    expect(makeConfig({ nodeName: 'n' }).antreaProxy).toEqual({
+      enable: true,
+      skipServices: [],
+      proxyAll: false,
+      serviceProxyName: '',
+    });
+  });
+
+  it('rejects proxyAll, which is not supported', () => {
+    const antreaProxy = { enable: true, skipServices: [], proxyAll: true, serviceProxyName: '' };
+    expect(() => makeConfig({ nodeName: 'n', antreaProxy })).toThrow(
+      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID', message: expect.stringMatching(/proxyAll/) }),
+    );
+  });
+
+  it('freezes skipServices apart from the caller array', () => {
+    const skip = ['kube-system/kube-dns'];
+    const cfg = makeConfig({
+      nodeName: 'n',
+      antreaProxy: { ...makeConfig({ nodeName: 'n' }).antreaProxy, skipServices: skip },
+    });
+    skip.push('10.96.0.1');
+    expect(cfg.antreaProxy.skipServices).toEqual(['kube-system/kube-dns']);
+    expect(Object.isFrozen(cfg.antreaProxy.skipServices)).toBe(true);
+  });
+});
+
+describe('pipelineFeatures', () => {
+  it('has the service tables only with AntreaProxy on', () => {
+    const on = makeConfig({ nodeName: 'n' });
+    expect(pipelineFeatures(on).has('service')).toBe(true);
+    expect(pipelineFeatures({ antreaProxy: { ...on.antreaProxy, enable: false } }).has('service')).toBe(
+      false,
+    );
+    expect(
+      pipelineFeatures({ antreaProxy: { ...on.antreaProxy, enable: false } }).has('podConnectivity'),
+    ).toBe(true);
   });
 });

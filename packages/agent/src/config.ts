@@ -8,6 +8,7 @@ import {
 } from '@antrea-ts/apis';
 import { AgentError } from './errors.js';
 import { cidrContains, parseCidr } from './net/ipv4.js';
+import { DEFAULT_FEATURES, type Feature } from './openflow/pipeline.js';
 
 /** Antrea's TrafficEncapMode (pkg/agent/config/traffic_encap_mode.go). */
 export type TrafficEncapMode = 'encap' | 'noEncap' | 'hybrid' | 'networkPolicyOnly';
@@ -62,6 +63,20 @@ export interface AgentConfig {
    * what it cannot verify: makeConfig turns this on for `netdev` unless told otherwise.
    */
   readonly disableTxChecksumOffload: boolean;
+  /** AntreaProxy (antrea-agent.conf `antreaProxy`): ClusterIP Services load-balanced in OVS. */
+  readonly antreaProxy: AntreaProxyConfig;
+}
+
+/** Antrea's `antreaProxy` keys this agent honours. */
+export interface AntreaProxyConfig {
+  /** On by default, as Antrea's; off: the pipeline has no service tables (kube-proxy's job). */
+  readonly enable: boolean;
+  /** Services not proxied: `<namespace>/<name>` or a ClusterIP. */
+  readonly skipServices: readonly string[];
+  /** NodePort, LoadBalancer and host-originated traffic in OVS; not supported, must stay false. */
+  readonly proxyAll: boolean;
+  /** Proxy only Services labelled service.kubernetes.io/service-proxy-name=<this>; empty: unlabelled ones. */
+  readonly serviceProxyName: string;
 }
 
 export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
@@ -81,6 +96,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   snat: true,
   cniConfDir: undefined,
   disableTxChecksumOffload: false,
+  antreaProxy: Object.freeze({ enable: true, skipServices: [], proxyAll: false, serviceProxyName: '' }),
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {
@@ -92,6 +108,16 @@ export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string })
   if (!TUNNEL_TYPES.includes(cfg.tunnelType)) {
     throw new AgentError('AGENT_CONFIG_INVALID', `unknown tunnelType ${cfg.tunnelType}`);
   }
+  if (cfg.antreaProxy.proxyAll) {
+    throw new AgentError(
+      'AGENT_CONFIG_INVALID',
+      'antreaProxy.proxyAll is not supported: only Pod-originated ClusterIP traffic is proxied (set it to false)',
+    );
+  }
+  cfg.antreaProxy = Object.freeze({
+    ...cfg.antreaProxy,
+    skipServices: Object.freeze([...cfg.antreaProxy.skipServices]),
+  });
   if (!cfg.nodeName) throw new AgentError('AGENT_CONFIG_INVALID', 'nodeName is required');
   return Object.freeze(cfg);
 }
@@ -128,4 +154,9 @@ export function peerPath(mode: TrafficEncapMode, localNodeSubnet: string, peerNo
     case 'networkPolicyOnly':
       return 'none';
   }
+}
+
+/** The datapath features the configuration asks for: the service tables only with AntreaProxy. */
+export function pipelineFeatures(cfg: Pick<AgentConfig, 'antreaProxy'>): ReadonlySet<Feature> {
+  return new Set([...DEFAULT_FEATURES].filter((f) => f !== 'service' || cfg.antreaProxy.enable));
 }

@@ -1,0 +1,130 @@
+import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import type { ServiceEndpoint, ServiceProtocol } from '../openflow/features/service.js';
+
+/**
+ * Which Services this Node proxies and to which endpoints (kube-proxy's and AntreaProxy's rules):
+ * ClusterIPs of ClusterIP/NodePort/LoadBalancer Services, IPv4 only; endpoints from
+ * discovery.k8s.io/v1 EndpointSlices matched by port name and protocol.
+ */
+
+/** The label that hands a Service to another proxy (kube-proxy and Antrea skip it unless it names them). */
+export const SERVICE_PROXY_NAME_LABEL = 'service.kubernetes.io/service-proxy-name';
+/** The label that ties an EndpointSlice to its Service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+/** Kubernetes' default ClientIP affinity timeout (3 hours). */
+export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
+
+/** One service port as the proxier wants it on the switch, before a group id is chosen. */
+export interface ServicePortModel {
+  /** FlowCache owner key: service/<ns>/<name>/<port-name>/<proto>. */
+  readonly owner: string;
+  readonly clusterIp: string;
+  readonly port: number;
+  readonly protocol: ServiceProtocol;
+  /** Sorted by IP then port, so equal sets compare equal. */
+  readonly endpoints: readonly ServiceEndpoint[];
+  readonly affinityTimeoutSeconds?: number;
+}
+
+export interface ModelOptions {
+  readonly nodeName: string;
+  /** Antrea's skipServices: `<namespace>/<name>` or a ClusterIP. */
+  readonly skipServices: readonly string[];
+  /** Antrea's serviceProxyName: only Services labelled with it; empty: only unlabelled ones. */
+  readonly serviceProxyName: string;
+}
+
+export const serviceKey = (ns: string | undefined, name: string | undefined): string =>
+  `${ns ?? ''}/${name ?? ''}`;
+
+export const servicePortOwner = (svcKey: string, portName: string, protocol: string): string =>
+  `service/${svcKey}/${portName}/${protocol}`;
+
+const isIpv4 = (ip: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(ip);
+
+/** The IPv4 ClusterIP this Node proxies, or undefined when the Service is not for this proxier. */
+export function proxiedClusterIp(svc: V1Service, opts: ModelOptions): string | undefined {
+  const spec = svc.spec;
+  if (!spec || spec.type === 'ExternalName') return undefined;
+  const proxyName = svc.metadata?.labels?.[SERVICE_PROXY_NAME_LABEL];
+  if ((proxyName ?? '') !== opts.serviceProxyName) return undefined;
+  const ips = spec.clusterIPs?.length ? spec.clusterIPs : spec.clusterIP ? [spec.clusterIP] : [];
+  const ip = ips.find(isIpv4);
+  if (!ip) return undefined; // headless (None) or IPv6 only
+  const key = serviceKey(svc.metadata?.namespace, svc.metadata?.name);
+  if (opts.skipServices.includes(key) || opts.skipServices.includes(ip)) return undefined;
+  return ip;
+}
+
+const protocolOf = (p: string | undefined): ServiceProtocol | undefined =>
+  p === undefined || p === 'TCP' ? 'TCP' : p === 'UDP' || p === 'SCTP' ? p : undefined;
+
+const compareEndpoints = (a: ServiceEndpoint, b: ServiceEndpoint): number =>
+  a.ip === b.ip ? a.port - b.port : a.ip < b.ip ? -1 : 1;
+
+/**
+ * Endpoints of one service port across its slices: the ready ones; when none is ready, the serving
+ * and terminating ones (so connections drain during a rollout rather than being rejected).
+ */
+function portEndpoints(
+  slices: readonly V1EndpointSlice[],
+  portName: string,
+  protocol: ServiceProtocol,
+  localOnly: string | undefined,
+): ServiceEndpoint[] {
+  const ready = new Map<string, ServiceEndpoint>();
+  const draining = new Map<string, ServiceEndpoint>();
+  for (const slice of slices) {
+    if (slice.addressType !== 'IPv4') continue;
+    const sp = slice.ports?.find((p) => (p.name ?? '') === portName && protocolOf(p.protocol) === protocol);
+    if (sp?.port === undefined) continue;
+    for (const ep of slice.endpoints ?? []) {
+      if (localOnly !== undefined && ep.nodeName !== localOnly) continue;
+      const c = ep.conditions ?? {};
+      // A null condition means the endpoint is ready (and then serving), as the API documents.
+      const isReady = c.ready ?? true;
+      const serving = c.serving ?? isReady;
+      const target = isReady ? ready : serving && c.terminating ? draining : undefined;
+      // Consumers use the first address only (the API allows one per endpoint in practice).
+      const ip = ep.addresses[0];
+      if (ip !== undefined) target?.set(`${ip}:${sp.port}`, { ip, port: sp.port });
+    }
+  }
+  return [...(ready.size > 0 ? ready : draining).values()].sort(compareEndpoints);
+}
+
+/** Every service port this Node proxies, by owner key. Slices are those labelled with the Service's name. */
+export function servicePortModels(
+  services: Iterable<V1Service>,
+  slicesOf: (svcKey: string) => readonly V1EndpointSlice[],
+  opts: ModelOptions,
+): Map<string, ServicePortModel> {
+  const out = new Map<string, ServicePortModel>();
+  for (const svc of services) {
+    const clusterIp = proxiedClusterIp(svc, opts);
+    if (!clusterIp) continue;
+    const spec = svc.spec ?? {};
+    const key = serviceKey(svc.metadata?.namespace, svc.metadata?.name);
+    const slices = slicesOf(key);
+    const localOnly = spec.internalTrafficPolicy === 'Local' ? opts.nodeName : undefined;
+    const affinity =
+      spec.sessionAffinity === 'ClientIP'
+        ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS)
+        : undefined;
+    for (const p of spec.ports ?? []) {
+      const protocol = protocolOf(p.protocol);
+      if (!protocol) continue;
+      const name = p.name ?? '';
+      const owner = servicePortOwner(key, name, protocol);
+      out.set(owner, {
+        owner,
+        clusterIp,
+        port: p.port,
+        protocol,
+        endpoints: portEndpoints(slices, name, protocol, localOnly),
+        ...(affinity !== undefined && { affinityTimeoutSeconds: affinity }),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,174 @@
+import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { CookieAllocator } from '../openflow/cookie.js';
+import type { OwnerChange } from '../openflow/flow-cache.js';
+import type { FlowContext } from '../openflow/flow-context.js';
+import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
+import { Proxier, type ProxyFlowSink, SERVICE_STATIC_OWNER } from './proxier.js';
+import { ProxyMetrics } from './proxy-metrics.js';
+import type { ServiceHandlers, ServiceSource } from './service-source.js';
+import { service, slice } from './test-objects.js';
+
+/** A FlowCache stand-in that records what the proxier writes. */
+class RecordingFlows implements ProxyFlowSink {
+  readonly batches: OwnerChange[][] = [];
+  readonly replaced: string[] = [];
+  prunes = 0;
+  async replace(owner: string): Promise<void> {
+    this.replaced.push(owner);
+  }
+  async replaceMany(changes: ReadonlyArray<OwnerChange>): Promise<void> {
+    this.batches.push([...changes]);
+  }
+  async pruneGroups(): Promise<number> {
+    this.prunes++;
+    return 0;
+  }
+}
+
+/** A source fed by hand: the initial list is given to start(). */
+class ManualSource implements ServiceSource {
+  handlers: ServiceHandlers | undefined;
+  constructor(
+    private readonly initial: { services: V1Service[]; slices: V1EndpointSlice[] },
+    private readonly syncs = true,
+  ) {}
+  async start(h: ServiceHandlers): Promise<void> {
+    this.handlers = h;
+    for (const s of this.initial.services) h.upsertService(s);
+    for (const s of this.initial.slices) h.upsertSlice(s);
+    if (this.syncs) h.synced();
+  }
+  async stop(): Promise<void> {}
+}
+
+const ctx: FlowContext = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
+
+function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }) {
+  const flows = new RecordingFlows();
+  const source = new ManualSource(initial);
+  const registry = new Registry();
+  const proxier = new Proxier({
+    nodeName: 'node-a',
+    skipServices: [],
+    serviceProxyName: '',
+    source,
+    flows,
+    ctx,
+    gatewayOfport: 32769,
+    logger: pino({ level: 'silent' }),
+    metrics: new ProxyMetrics(registry),
+  });
+  const h = () => source.handlers as ServiceHandlers;
+  return { flows, proxier, h, registry };
+}
+
+const owners = (batch: OwnerChange[] | undefined) =>
+  (batch ?? []).map(([o, f]) => `${o}${f ? '' : ' (removed)'}`);
+const groupOf = (batch: OwnerChange[] | undefined, owner: string) =>
+  batch?.find(([o]) => o === owner)?.[2]?.[0];
+const WEB = 'service/default/web/http/TCP';
+
+describe('Proxier', () => {
+  it('installs the static flows, then every service port in one batch after the initial lists, then prunes', async () => {
+    const { flows, proxier, registry } = setup({
+      services: [service('web'), service('db', { clusterIP: '10.96.0.11' })],
+      slices: [slice('web-1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.1.5' }])],
+    });
+    await proxier.start();
+    expect(flows.replaced).toEqual([SERVICE_STATIC_OWNER]);
+    expect(flows.batches).toHaveLength(1);
+    expect(owners(flows.batches[0]).sort()).toEqual(['service/default/db/http/TCP', WEB]);
+    expect(groupOf(flows.batches[0], WEB)?.buckets).toHaveLength(2);
+    expect(flows.prunes).toBe(1);
+    const text = await registry.metrics();
+    expect(text).toMatch(/antrea_agent_proxy_total_services_installed 2/);
+    expect(text).toMatch(/antrea_agent_proxy_total_endpoints_installed 2/);
+    expect(text).toMatch(/antrea_agent_proxy_sync_proxy_rules_duration_seconds_count 1/);
+    await proxier.stop();
+  });
+
+  it('writes nothing before the initial lists are in', async () => {
+    const flows = new RecordingFlows();
+    const source = new ManualSource({ services: [service('web')], slices: [] }, false);
+    const proxier = new Proxier({
+      nodeName: 'n',
+      skipServices: [],
+      serviceProxyName: '',
+      source,
+      flows,
+      ctx,
+      gatewayOfport: 1,
+      logger: pino({ level: 'silent' }),
+    });
+    const started = proxier.start();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(flows.batches).toHaveLength(0);
+    source.handlers?.synced();
+    await started;
+    expect(owners(flows.batches[0])).toEqual([WEB]);
+  });
+
+  it('coalesces a burst into one batch holding only the changed service ports', async () => {
+    const { flows, proxier, h } = setup({
+      services: [service('web'), service('db', { clusterIP: '10.96.0.11' })],
+      slices: [slice('web-1', 'web', [{ ip: '10.10.0.7' }])],
+    });
+    await proxier.start();
+    // Three scale-ups of web in a row, and an unchanged re-delivery of db.
+    h().upsertSlice(slice('web-1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.0.8' }]));
+    h().upsertSlice(slice('web-1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.0.8' }, { ip: '10.10.0.9' }]));
+    h().upsertService(service('db', { clusterIP: '10.96.0.11' }));
+    await proxier.idle();
+    expect(flows.batches).toHaveLength(2);
+    expect(owners(flows.batches[1])).toEqual([WEB]);
+    expect(groupOf(flows.batches[1], WEB)?.buckets).toHaveLength(3);
+    // The group id stays with the service port, so the group is modified in place.
+    expect(groupOf(flows.batches[1], WEB)?.groupId).toBe(groupOf(flows.batches[0], WEB)?.groupId);
+    // An event that changes nothing writes nothing.
+    h().upsertService(service('web'));
+    await proxier.idle();
+    expect(flows.batches).toHaveLength(2);
+  });
+
+  it('removes a deleted Service’s ports and follows a slice moving to another Service', async () => {
+    const { flows, proxier, h } = setup({
+      services: [service('web'), service('api', { clusterIP: '10.96.0.12' })],
+      slices: [slice('s1', 'web', [{ ip: '10.10.0.7' }])],
+    });
+    await proxier.start();
+    const API = 'service/default/api/http/TCP';
+    h().upsertSlice(slice('s1', 'api', [{ ip: '10.10.0.7' }]));
+    await proxier.idle();
+    expect(owners(flows.batches[1]).sort()).toEqual([API, WEB]);
+    expect(groupOf(flows.batches[1], WEB)?.buckets).toHaveLength(0);
+    expect(groupOf(flows.batches[1], API)?.buckets).toHaveLength(1);
+    h().removeService('default/web');
+    await proxier.idle();
+    expect(owners(flows.batches[2])).toEqual([`${WEB} (removed)`]);
+    expect(proxier.installed()).toEqual([API]);
+    h().removeSlice('default/s1');
+    await proxier.idle();
+    expect(groupOf(flows.batches[3], API)?.buckets).toHaveLength(0);
+  });
+
+  it('retries a failed write on the next sync', async () => {
+    const { flows, proxier, h } = setup({ services: [service('web')], slices: [] });
+    await proxier.start();
+    let fail = true;
+    const original = flows.replaceMany.bind(flows);
+    flows.replaceMany = async (c) => {
+      if (fail) {
+        fail = false;
+        throw new Error('switch gone');
+      }
+      return original(c);
+    };
+    h().upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }]));
+    await proxier.idle();
+    expect(owners(flows.batches[1])).toEqual([WEB]);
+    expect(groupOf(flows.batches[1], WEB)?.buckets).toHaveLength(1);
+  });
+});

@@ -1,0 +1,175 @@
+import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  type ServicePortFlowConfig,
+  servicePortFlows,
+  serviceStaticFlows,
+} from '../openflow/features/service.js';
+import type { FlowCache } from '../openflow/flow-cache.js';
+import type { FlowContext } from '../openflow/flow-context.js';
+import { GroupIdAllocator } from './group-ids.js';
+import { type ModelOptions, SERVICE_NAME_LABEL, serviceKey, servicePortModels } from './model.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
+import type { ServiceHandlers, ServiceSource } from './service-source.js';
+
+/** The part of FlowCache the proxier writes through. */
+export type ProxyFlowSink = Pick<FlowCache, 'replace' | 'replaceMany' | 'pruneGroups'>;
+
+export interface ProxierOptions extends ModelOptions {
+  readonly source: ServiceSource;
+  readonly flows: ProxyFlowSink;
+  readonly ctx: FlowContext;
+  readonly gatewayOfport: number;
+  readonly logger: Logger;
+  readonly metrics?: ProxyMetrics;
+  /** How long a burst of events may gather before one sync (default 0: the next macrotask). */
+  readonly coalesceMs?: number;
+}
+
+/** Owner key of the flows every Node needs once when AntreaProxy is on. */
+export const SERVICE_STATIC_OWNER = 'service';
+
+/**
+ * AntreaProxy's control half (Antrea pkg/agent/proxy): keeps Services and EndpointSlices, and after
+ * each burst of changes writes the service ports whose flows or groups differ, one FlowCache batch
+ * per sync. Nothing is written before both initial lists are in, so a restart never removes a
+ * service port only because its EndpointSlice had not arrived yet.
+ */
+export class Proxier implements ServiceHandlers {
+  private readonly services = new Map<string, V1Service>();
+  private readonly slices = new Map<string, V1EndpointSlice>();
+  private readonly groupIds = new GroupIdAllocator();
+  /** Owner key -> the config last written for it. */
+  private readonly applied = new Map<string, string>();
+  private readonly log: Logger;
+  private isSynced = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly o: ProxierOptions) {
+    this.log = o.logger.child({ component: 'proxier' });
+  }
+
+  /** Installs the static service flows, then follows the source; resolves after the first sync. */
+  async start(): Promise<void> {
+    await this.o.flows.replace(
+      SERVICE_STATIC_OWNER,
+      serviceStaticFlows(this.o.ctx, { gatewayOfport: this.o.gatewayOfport }),
+    );
+    await this.o.source.start(this);
+    await this.idle();
+    const pruned = await this.o.flows.pruneGroups();
+    if (pruned > 0) this.log.info({ pruned }, 'removed stale Service groups');
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.o.source.stop();
+    await this.running;
+  }
+
+  /** Service ports currently installed (owner keys). */
+  installed(): string[] {
+    return [...this.applied.keys()];
+  }
+
+  /** Resolves once no change is waiting or being written. */
+  idle(): Promise<void> {
+    if (!this.dirty && !this.running && !this.timer) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  upsertService(svc: V1Service): void {
+    this.services.set(serviceKey(svc.metadata?.namespace, svc.metadata?.name), svc);
+    this.changed();
+  }
+
+  removeService(key: string): void {
+    if (this.services.delete(key)) this.changed();
+  }
+
+  upsertSlice(slice: V1EndpointSlice): void {
+    this.slices.set(serviceKey(slice.metadata?.namespace, slice.metadata?.name), slice);
+    this.changed();
+  }
+
+  removeSlice(key: string): void {
+    if (this.slices.delete(key)) this.changed();
+  }
+
+  synced(): void {
+    this.isSynced = true;
+    this.changed();
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    if (!this.isSynced || this.stopped || this.timer || this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.running = this.syncLoop().finally(() => {
+        this.running = undefined;
+        if (this.dirty && !this.stopped) this.changed();
+        else for (const w of this.idleWaiters.splice(0)) w();
+      });
+    }, this.o.coalesceMs ?? 0);
+  }
+
+  private async syncLoop(): Promise<void> {
+    this.dirty = false;
+    const started = performance.now();
+    try {
+      await this.sync();
+    } catch (err) {
+      // The FlowCache keeps what it could not write; the next change (or resync) retries.
+      this.log.error({ err }, 'Service sync failed');
+      this.dirty = true;
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      this.o.metrics?.syncDuration.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  private slicesOf = (svcKey: string): V1EndpointSlice[] => {
+    const [ns] = svcKey.split('/');
+    const name = svcKey.slice((ns ?? '').length + 1);
+    return [...this.slices.values()].filter(
+      (s) => s.metadata?.namespace === ns && s.metadata?.labels?.[SERVICE_NAME_LABEL] === name,
+    );
+  };
+
+  private async sync(): Promise<void> {
+    const wanted = servicePortModels(this.services.values(), this.slicesOf, this.o);
+    const changes: Parameters<ProxyFlowSink['replaceMany']>[0][number][] = [];
+    const next = new Map<string, string>();
+    let endpoints = 0;
+    for (const [owner, model] of wanted) {
+      const { owner: _, ...rest } = model;
+      const cfg: ServicePortFlowConfig = { ...rest, groupId: this.groupIds.idFor(owner) };
+      const text = JSON.stringify(cfg);
+      next.set(owner, text);
+      endpoints += cfg.endpoints.length;
+      if (this.applied.get(owner) === text) continue;
+      const { flows, groups } = servicePortFlows(this.o.ctx, cfg);
+      changes.push([owner, flows, groups]);
+    }
+    const removed = [...this.applied.keys()].filter((owner) => !wanted.has(owner));
+    for (const owner of removed) changes.push([owner, undefined]);
+    if (changes.length > 0) await this.o.flows.replaceMany(changes);
+    // Ids are freed only once their groups are gone, so no new service port reuses a live group.
+    for (const owner of removed) this.groupIds.release(owner);
+    this.applied.clear();
+    for (const [k, v] of next) this.applied.set(k, v);
+    this.o.metrics?.servicesInstalled.set(next.size);
+    this.o.metrics?.endpointsInstalled.set(endpoints);
+    if (changes.length > 0)
+      this.log.info(
+        { changed: changes.length - removed.length, removed: removed.length },
+        'Service ports synced',
+      );
+  }
+}
