@@ -14,6 +14,8 @@ export const DEFAULT_VALUES = {
   tunnelType: 'geneve',
   noSNAT: false,
   featureGates: { AntreaPolicy: true },
+  // AntreaProxy: ClusterIPs load-balanced in OVS for Pod traffic (proxyAll is not supported).
+  antreaProxy: { enable: true, skipServices: [], serviceProxyName: '' },
   nodeIPAM: { enable: false, clusterCIDRs: ['10.244.0.0/16'] },
   logLevel: 'info',
   cni: { confDir: '/etc/cni/net.d', binDir: '/opt/cni/bin' },
@@ -134,6 +136,17 @@ function agentConf(r) {
     `trafficEncapMode: ${r.scalar('trafficEncapMode')}`,
     `tunnelType: ${r.scalar('tunnelType')}`,
     `noSNAT: ${r.scalar('noSNAT')}`,
+    'antreaProxy:',
+    `  enable: ${r.scalar('antreaProxy.enable')}`,
+    '  proxyAll: false',
+    r.text(
+      '  skipServices: {{ toJson .Values.antreaProxy.skipServices }}',
+      `  skipServices: ${JSON.stringify(DEFAULT_VALUES.antreaProxy.skipServices)}`,
+    ),
+    r.text(
+      '  serviceProxyName: {{ toJson .Values.antreaProxy.serviceProxyName }}',
+      `  serviceProxyName: ${JSON.stringify(DEFAULT_VALUES.antreaProxy.serviceProxyName)}`,
+    ),
     '# disableTXChecksumOffload: TX checksum offload off on Pod interfaces (default: on for netdev).',
     'apiPort: 10350',
     '',
