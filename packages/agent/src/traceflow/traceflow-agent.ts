@@ -1,9 +1,14 @@
 import type { Traceflow, TraceflowNodeResult } from '@antrea-ts/apis';
-import { type Flow, OFPP, type PacketIn2, type PacketOut } from '@antrea-ts/openflow';
+import { OFPP, type PacketIn2, type PacketOut } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { AgentError } from '../errors.js';
-import { type LiveTrafficMatch, traceflowFlows } from '../openflow/features/traceflow.js';
+import {
+  allowedRuleMetrics,
+  isolationDropFlows,
+  type LiveTrafficMatch,
+  traceflowFlows,
+} from '../openflow/features/traceflow.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
 import { type ServiceDestination, serviceDestination } from './destination.js';
@@ -155,6 +160,7 @@ export class TraceflowAgent {
     const svc = spec.destination?.service;
     const service = src && svc ? await this.service(spec.destination?.namespace, svc) : undefined;
     const live = liveTraffic ? this.liveMatch(tf, src, dstPod, service?.ip) : undefined;
+    const installed = this.o.flows.all();
     await this.o.flows.replace(
       owner(tag),
       traceflowFlows(this.o.ctx, {
@@ -162,7 +168,8 @@ export class TraceflowAgent {
         tunnelOfport: this.o.node.tunnelOfport,
         liveTraffic,
         droppedOnly: session.droppedOnly,
-        isolationDrops: this.isolationDrops(),
+        isolationDrops: isolationDropFlows(this.o.ctx, installed),
+        allowedRules: allowedRuleMetrics(this.o.ctx, installed),
         ...(live ? { live } : {}),
       }),
     );
@@ -234,18 +241,6 @@ export class TraceflowAgent {
       ...(l4?.srcPort ? { srcPort: l4.srcPort } : {}),
       ...(l4?.dstPort ? { dstPort: l4.dstPort } : {}),
     };
-  }
-
-  /** The K8s isolation drops installed now (flows with no action in the *DefaultRule tables). */
-  private isolationDrops(): Flow[] {
-    const tables = new Set(
-      (['EgressDefaultRule', 'IngressDefaultRule'] as const)
-        .filter((t) => this.o.ctx.pipeline.has(t))
-        .map((t) => this.o.ctx.pipeline.id(t)),
-    );
-    return this.o.flows
-      .all()
-      .filter((f) => tables.has(f.table ?? 0) && (f.priority ?? 0) > 0 && f.actions.length === 0);
   }
 
   private async end(name: string): Promise<void> {

@@ -32,6 +32,7 @@ export const TRACEFLOW_PRIORITY = Object.freeze({
   liveSender: 100,
   metricPass: 201,
   drop: 202,
+  ruleAllowed: 203,
   output: 202,
   tunnelOutput: 203,
   liveReceiver: 210,
@@ -59,6 +60,8 @@ export interface TraceflowFlowSpec {
   readonly droppedOnly: boolean;
   /** K8s isolation drops of this Node (flows of the *DefaultRule tables with no action). */
   readonly isolationDrops: readonly Flow[];
+  /** The metric flows of this Node's Allow rules for new connections (see allowedRuleMetrics). */
+  readonly allowedRules?: readonly Flow[];
   readonly live?: LiveTrafficMatch;
 }
 
@@ -83,9 +86,10 @@ const clearDscp: Action = { type: 'set_field', field: 'ip_dscp', value: 0n };
  * the registers at that point into observations.
  * - SpoofGuard: a tagged packet that fails the check is reported instead of silently dropped.
  * - Egress/IngressMetric: a rule's drop (APDeny) is reported with the rule's conjunction id in
- *   reg3; an allowed packet moves reg3 into the Traceflow registers (reg5 egress, reg6 ingress) so
- *   the final packet-in names the rules that let it through. Tagged packets skip the per-rule
- *   counters, as Antrea's reporting flows do.
+ *   reg3; a packet an Allow rule let through (a copy of that rule's metric flow, which matches its
+ *   id in reg3) moves reg3 into the Traceflow registers (reg5 egress, reg6 ingress) so the final
+ *   packet-in names the rules that let it through; other packets just go on. Tagged packets skip
+ *   the per-rule counters, as Antrea's reporting flows do.
  * - *DefaultRule: K8s isolation drops, copied with the tag and a packet-in.
  * - Output: to the tunnel the packet is sent on (the next Node traces it further) and reported;
  *   elsewhere an injected packet is only reported (it is not real traffic), a live one is delivered
@@ -98,17 +102,28 @@ export function traceflowFlows(ctx: FlowContext, spec: TraceflowFlowSpec): Flow[
   const flows: Flow[] = [
     tableFlow(ctx, C, 'SpoofGuard', TRACEFLOW_PRIORITY.spoofGuardDrop, tagged, [toController()]),
   ];
-  for (const [metric, reg] of [
-    ['EgressMetric', TraceflowEgressConjField],
-    ['IngressMetric', TraceflowIngressConjField],
-  ] as const) {
+  for (const metric of ['EgressMetric', 'IngressMetric'] as const) {
     flows.push(
       tableFlow(ctx, C, metric, TRACEFLOW_PRIORITY.drop, { ...tagged, ...denied(1) }, [toController()]),
       tableFlow(ctx, C, metric, TRACEFLOW_PRIORITY.metricPass, { ...tagged, ...denied(0) }, [
-        ...rememberRule(reg, metric === 'EgressMetric'),
         gotoNext(ctx, metric),
       ]),
     );
+  }
+  // Only a rule that allowed the packet names itself: reg3 also carries a Service's endpoint IP.
+  const egressMetric = ctx.pipeline.id('EgressMetric');
+  for (const allowed of spec.allowedRules ?? []) {
+    const egress = allowed.table === egressMetric;
+    flows.push({
+      ...allowed,
+      priority: TRACEFLOW_PRIORITY.ruleAllowed,
+      cookie: ctx.cookies.cookie(C),
+      match: buildMatch({ ...matchOf(allowed), ...tagged }),
+      actions: [
+        ...rememberRule(egress ? TraceflowEgressConjField : TraceflowIngressConjField, egress),
+        gotoNext(ctx, egress ? 'EgressMetric' : 'IngressMetric'),
+      ],
+    });
   }
   for (const drop of spec.isolationDrops) {
     flows.push({
@@ -149,6 +164,33 @@ export function traceflowFlows(ctx: FlowContext, spec: TraceflowFlowSpec): Flow[
 
 function denied(value: number): MatchSpec {
   return matchMarks({ field: APDenyField, value });
+}
+
+/** The ids of those of `tables` the pipeline has. */
+function tableIds(ctx: FlowContext, tables: readonly TableName[]): Set<number> {
+  return new Set(tables.filter((t) => ctx.pipeline.has(t)).map((t) => ctx.pipeline.id(t)));
+}
+
+/** The K8s isolation drops among `flows` (*DefaultRule flows with no action): copied for tagged packets. */
+export function isolationDropFlows(ctx: FlowContext, flows: readonly Flow[]): Flow[] {
+  const tables = tableIds(ctx, ['EgressDefaultRule', 'IngressDefaultRule']);
+  return flows.filter((f) => tables.has(f.table ?? 0) && (f.priority ?? 0) > 0 && f.actions.length === 0);
+}
+
+/**
+ * The Allow rules' metric flows for new connections among `flows` (they match the rule's id in
+ * reg3): copied for tagged packets, so only a rule that allowed the packet is reported.
+ */
+export function allowedRuleMetrics(ctx: FlowContext, flows: readonly Flow[]): Flow[] {
+  const tables = tableIds(ctx, ['EgressMetric', 'IngressMetric']);
+  const matches = (f: Flow, field: string) => f.match.some((m) => m.field === field);
+  return flows.filter(
+    (f) =>
+      tables.has(f.table ?? 0) &&
+      f.actions.length > 0 &&
+      matches(f, APConjIDField.field) &&
+      matches(f, 'ct_state'),
+  );
 }
 
 /** reg3 (the deciding rule) into the Traceflow register; egress clears it for the ingress side. */
