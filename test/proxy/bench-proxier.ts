@@ -81,8 +81,6 @@ async function main(): Promise<void> {
     const source = new BenchSource();
     proxier = new Proxier({
       nodeName: 'n',
-      skipServices: [],
-      serviceProxyName: '',
       source,
       flows,
       ctx,

@@ -68,8 +68,6 @@ describe('Proxier on a real kube-apiserver', () => {
     const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
     proxier = new Proxier({
       nodeName: 'node-a',
-      skipServices: [],
-      serviceProxyName: '',
       source: new InformerServiceSource(kube.kubeConfig, logger),
       flows,
       ctx,

@@ -46,14 +46,12 @@ class ManualSource implements ServiceSource {
 
 const ctx: FlowContext = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
 
-function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }) {
+function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }, syncs = true) {
   const flows = new RecordingFlows();
-  const source = new ManualSource(initial);
+  const source = new ManualSource(initial, syncs);
   const registry = new Registry();
   const proxier = new Proxier({
     nodeName: 'node-a',
-    skipServices: [],
-    serviceProxyName: '',
     source,
     flows,
     ctx,
@@ -62,7 +60,7 @@ function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }) {
     metrics: new ProxyMetrics(registry),
   });
   const h = () => source.handlers as ServiceHandlers;
-  return { flows, proxier, h, registry };
+  return { flows, proxier, h, registry, source };
 }
 
 const owners = (batch: OwnerChange[] | undefined) =>
@@ -91,18 +89,7 @@ describe('Proxier', () => {
   });
 
   it('writes nothing before the initial lists are in', async () => {
-    const flows = new RecordingFlows();
-    const source = new ManualSource({ services: [service('web')], slices: [] }, false);
-    const proxier = new Proxier({
-      nodeName: 'n',
-      skipServices: [],
-      serviceProxyName: '',
-      source,
-      flows,
-      ctx,
-      gatewayOfport: 1,
-      logger: pino({ level: 'silent' }),
-    });
+    const { flows, proxier, source } = setup({ services: [service('web')], slices: [] }, false);
     const started = proxier.start();
     await new Promise((r) => setTimeout(r, 20));
     expect(flows.batches).toHaveLength(0);

@@ -15,7 +15,8 @@ import type { ServiceHandlers, ServiceSource } from './service-source.js';
 /** The part of FlowCache the proxier writes through. */
 export type ProxyFlowSink = Pick<FlowCache, 'replace' | 'replaceMany' | 'pruneGroups'>;
 
-export interface ProxierOptions extends ModelOptions {
+export interface ProxierOptions extends Partial<ModelOptions> {
+  readonly nodeName: string;
   readonly source: ServiceSource;
   readonly flows: ProxyFlowSink;
   readonly ctx: FlowContext;
@@ -49,8 +50,15 @@ export class Proxier implements ServiceHandlers {
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
 
+  private readonly model: ModelOptions;
+
   constructor(private readonly o: ProxierOptions) {
     this.log = o.logger.child({ component: 'proxier' });
+    this.model = {
+      nodeName: o.nodeName,
+      skipServices: o.skipServices ?? [],
+      serviceProxyName: o.serviceProxyName ?? '',
+    };
   }
 
   /** Installs the static service flows, then follows the source; resolves after the first sync. */
@@ -143,7 +151,7 @@ export class Proxier implements ServiceHandlers {
   };
 
   private async sync(): Promise<void> {
-    const wanted = servicePortModels(this.services.values(), this.slicesOf, this.o);
+    const wanted = servicePortModels(this.services.values(), this.slicesOf, this.model);
     const changes: Parameters<ProxyFlowSink['replaceMany']>[0][number][] = [];
     const next = new Map<string, string>();
     let endpoints = 0;
