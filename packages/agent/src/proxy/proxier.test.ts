@@ -98,6 +98,16 @@ describe('Proxier', () => {
     expect(owners(flows.batches[0])).toEqual([WEB]);
   });
 
+  it('stop() releases a start() still waiting for the initial lists', async () => {
+    const { flows, proxier } = setup({ services: [service('web')], slices: [] }, false);
+    const started = proxier.start();
+    await new Promise((r) => setTimeout(r, 20));
+    await proxier.stop();
+    await started;
+    expect(flows.batches).toHaveLength(0);
+    expect(flows.prunes).toBe(0);
+  });
+
   it('coalesces a burst into one batch holding only the changed service ports', async () => {
     const { flows, proxier, h } = setup({
       services: [service('web'), service('db', { clusterIP: '10.96.0.11' })],

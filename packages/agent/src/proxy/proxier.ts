@@ -69,6 +69,7 @@ export class Proxier implements ServiceHandlers {
     );
     await this.o.source.start(this);
     await this.idle();
+    if (this.stopped) return;
     const pruned = await this.o.flows.pruneGroups();
     if (pruned > 0) this.log.info({ pruned }, 'removed stale Service groups');
   }
@@ -78,6 +79,8 @@ export class Proxier implements ServiceHandlers {
     clearTimeout(this.timer);
     await this.o.source.stop();
     await this.running;
+    // Nothing more will be written: whoever waits (a start() cut short) goes on.
+    for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /** Service ports currently installed (owner keys). */
