@@ -50,6 +50,7 @@ import type { FlowSwitch } from './openflow/of-connection.js';
 import { Pipeline } from './openflow/pipeline.js';
 import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
+import { serviceKey, serviceOwnerPrefix } from './proxy/model.js';
 import { Proxier } from './proxy/proxier.js';
 import { ProxyMetrics } from './proxy/proxy-metrics.js';
 import type { ServiceSource } from './proxy/service-source.js';
@@ -523,6 +524,14 @@ export class Agent {
           sw: deps.sw,
           pipeline: this.pipeline,
           ownedFlows: (owner) => flows.owned(owner),
+          serviceFlows: (namespace, name) => {
+            const owners = flows.ownersWithPrefix(serviceOwnerPrefix(serviceKey(namespace, name)));
+            return {
+              flows: owners.flatMap((o) => flows.owned(o)),
+              groupIds: owners.flatMap((o) => flows.ownedGroups(o).map((g) => g.groupId)),
+            };
+          },
+          ...(deps.sw.dumpGroups && { dumpGroups: () => deps.sw.dumpGroups!() }),
           policy: () => this.policy,
           metrics: this.metrics,
           refreshMetrics: () => {

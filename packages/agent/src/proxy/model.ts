@@ -37,8 +37,11 @@ export interface ModelOptions {
 export const serviceKey = (ns: string | undefined, name: string | undefined): string =>
   `${ns ?? ''}/${name ?? ''}`;
 
+/** What every FlowCache owner key of one Service's ports starts with. */
+export const serviceOwnerPrefix = (svcKey: string): string => `service/${svcKey}/`;
+
 export const servicePortOwner = (svcKey: string, portName: string, protocol: string): string =>
-  `service/${svcKey}/${portName}/${protocol}`;
+  `${serviceOwnerPrefix(svcKey)}${portName}/${protocol}`;
 
 const isIpv4 = (ip: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(ip);
 
