@@ -251,6 +251,20 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
       networkPolicy: 'AntreaClusterNetworkPolicy:tf-deny-a',
       networkPolicyRule: 'drop-a-80',
     });
+    // Hairpin: a reaches itself through its own Service, SNATed to the virtual IP.
+    await service('web-a', 'a', [{ port: 8080, targetPort: 80, protocol: 'TCP' }]);
+    const hairpin = await trace(['-S', `${NS}/a`, '-D', `${NS}/web-a`, '-f', 'tcp']);
+    expect(hairpin.phase).toBe('Succeeded');
+    expect(nodeResult(hairpin, N1)?.observations).toEqual([
+      spoofGuard,
+      {
+        component: 'LB',
+        action: 'Forwarded',
+        translatedDstIP: spoofGuard.srcPodIP,
+        translatedSrcIP: '169.254.0.253',
+      },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${NS}/a` },
+    ]);
     // A Service that does not exist ends the Traceflow at once, with the source Node's reason.
     const missing = await trace(['-S', `${NS}/a`, '-D', `${NS}/nope`]);
     expect(missing.phase).toBe('Failed');

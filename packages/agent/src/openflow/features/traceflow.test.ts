@@ -58,6 +58,8 @@ describe('Traceflow flows', () => {
       `cookie=0x1060000000000, table=${id('IngressDefaultRule')}, priority=202,ip,reg1=0x6,nw_tos=28 actions=controller(userdata=04)`,
       `cookie=0x1060000000000, table=${id('Output')}, priority=203,ip,reg0=0x200000/0x600000,reg1=0x8000,nw_tos=28 actions=output:NXM_NX_REG1[],controller(userdata=04)`,
       `cookie=0x1060000000000, table=${id('Output')}, priority=202,ip,reg0=0x200000/0x600000,nw_tos=28 actions=controller(userdata=04)`,
+      // Hairpin leaves by in_port from service.ts's flow at 210: reported from above it.
+      `cookie=0x1060000000000, table=${id('Output')}, priority=211,ct_mark=0x40/0x40,ip,reg0=0x200000/0x600000,nw_tos=28 actions=controller(userdata=04)`,
     ]);
   });
 

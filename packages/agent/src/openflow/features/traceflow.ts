@@ -1,7 +1,8 @@
-import { type Action, buildMatch, type Flow, type MatchSpec, subfield } from '@antrea-ts/openflow';
+import { type Action, buildMatch, type Flow, type MatchSpec, OFPP, subfield } from '@antrea-ts/openflow';
 import { CookieCategory } from '../cookie.js';
 import {
   APDenyField,
+  HairpinCTMark,
   loadField,
   loadMark,
   matchMarks,
@@ -35,6 +36,7 @@ export const TRACEFLOW_PRIORITY = Object.freeze({
   ruleAllowed: 203,
   output: 202,
   tunnelOutput: 203,
+  hairpinOutput: 211,
   liveReceiver: 210,
 });
 
@@ -158,6 +160,21 @@ export function traceflowFlows(ctx: FlowContext, spec: TraceflowFlowSpec): Flow[
       live ? [...report, clearDscp, outputReg] : report,
     ),
   );
+  if (ctx.pipeline.has('SNAT')) {
+    // Hairpin (a Pod reached itself through a Service) leaves by in_port from a flow above the
+    // usual Output flows (service.ts): the tagged copy sits above that one.
+    const inPort: Action = { type: 'output', port: OFPP.IN_PORT };
+    flows.push(
+      tableFlow(
+        ctx,
+        C,
+        'Output',
+        TRACEFLOW_PRIORITY.hairpinOutput,
+        { ...tagged, ...matchMarks(OutputToOFPortRegMark, HairpinCTMark) },
+        live ? [...report, clearDscp, inPort] : report,
+      ),
+    );
+  }
   if (live && spec.live) flows.push(...liveTagFlows(ctx, spec.tag, spec.live));
   return flows;
 }
