@@ -27,6 +27,12 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly coalesceMs?: number;
 }
 
+/** The key of the Service a slice belongs to (its kubernetes.io/service-name label), if any. */
+const serviceOfSlice = (slice: V1EndpointSlice): string | undefined => {
+  const name = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
+  return name === undefined ? undefined : serviceKey(slice.metadata?.namespace, name);
+};
+
 /** Owner key of the flows every Node needs once when AntreaProxy is on. */
 export const SERVICE_STATIC_OWNER = 'service';
 
@@ -39,6 +45,8 @@ export const SERVICE_STATIC_OWNER = 'service';
 export class Proxier implements ServiceHandlers {
   private readonly services = new Map<string, V1Service>();
   private readonly slices = new Map<string, V1EndpointSlice>();
+  /** Service key -> its slices by slice key: each sync looks a Service's slices up, never scans. */
+  private readonly slicesByService = new Map<string, Map<string, V1EndpointSlice>>();
   private readonly groupIds = new GroupIdAllocator();
   /** Owner key -> the config last written for it. */
   private readonly applied = new Map<string, string>();
@@ -104,12 +112,31 @@ export class Proxier implements ServiceHandlers {
   }
 
   upsertSlice(slice: V1EndpointSlice): void {
-    this.slices.set(serviceKey(slice.metadata?.namespace, slice.metadata?.name), slice);
+    const key = serviceKey(slice.metadata?.namespace, slice.metadata?.name);
+    this.unindexSlice(key);
+    this.slices.set(key, slice);
+    const svc = serviceOfSlice(slice);
+    if (svc !== undefined) {
+      const forService = this.slicesByService.get(svc) ?? new Map<string, V1EndpointSlice>();
+      forService.set(key, slice);
+      this.slicesByService.set(svc, forService);
+    }
     this.changed();
   }
 
   removeSlice(key: string): void {
+    this.unindexSlice(key);
     if (this.slices.delete(key)) this.changed();
+  }
+
+  /** Forgets a slice's place in the index (its service label may change between versions). */
+  private unindexSlice(key: string): void {
+    const old = this.slices.get(key);
+    const svc = old && serviceOfSlice(old);
+    if (svc === undefined) return;
+    const forService = this.slicesByService.get(svc);
+    forService?.delete(key);
+    if (forService?.size === 0) this.slicesByService.delete(svc);
   }
 
   synced(): void {
@@ -145,13 +172,9 @@ export class Proxier implements ServiceHandlers {
     }
   }
 
-  private slicesOf = (svcKey: string): V1EndpointSlice[] => {
-    const [ns] = svcKey.split('/');
-    const name = svcKey.slice((ns ?? '').length + 1);
-    return [...this.slices.values()].filter(
-      (s) => s.metadata?.namespace === ns && s.metadata?.labels?.[SERVICE_NAME_LABEL] === name,
-    );
-  };
+  private slicesOf = (svcKey: string): V1EndpointSlice[] => [
+    ...(this.slicesByService.get(svcKey)?.values() ?? []),
+  ];
 
   private async sync(): Promise<void> {
     const wanted = servicePortModels(this.services.values(), this.slicesOf, this.model);
