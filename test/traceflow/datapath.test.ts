@@ -14,6 +14,7 @@ import {
   pipelineFlows,
   podFlows,
   remoteNodeTunnelFlows,
+  type TracedService,
   TraceflowAgent,
   type TraceflowApi,
   type TraceflowHandlers,
@@ -59,6 +60,9 @@ class MemoryTraceflowApi implements TraceflowApi {
     this.failures.set(name, reason);
   }
   async podIp(): Promise<string | undefined> {
+    return undefined;
+  }
+  async service(): Promise<TracedService | undefined> {
     return undefined;
   }
   run(name: string, tag: number, spec: TraceflowSpec): void {
