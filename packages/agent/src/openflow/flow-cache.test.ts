@@ -184,6 +184,33 @@ describe('FlowCache groups', () => {
     expect(sw.bundles[1]!.filter((m) => 'kind' in m).map(entryText)).toEqual(['group ADD_OR_MOD 7']);
   });
 
+  it('keeps a flow another owner takes over in the same batch (a Service port renamed)', async () => {
+    const sw = new FakeSwitch();
+    const cache = new FlowCache(sw, logger);
+    const before = svc([a]);
+    await cache.replace('svc/http', before.flows, before.groups);
+    // Same ClusterIP:port, new owner key and group id: the ServiceLB flow has the same identity.
+    const after = servicePortFlows(ctx, {
+      clusterIp: '10.96.0.10',
+      port: 80,
+      protocol: 'TCP',
+      groupId: 8,
+      endpoints: [a],
+    });
+    await cache.replaceMany([
+      ['svc/web', after.flows, after.groups],
+      ['svc/http', undefined],
+    ]);
+    expect(sw.bundles[1]!.map(entryText)).toEqual([
+      'group ADD_OR_MOD 8',
+      `flow ADD ${lb}`,
+      `flow ADD ${dnat}`,
+      `flow DELETE_STRICT ${dnat}`,
+      'group DELETE 7',
+    ]);
+    expect(cache.owned('svc/web').map((f) => f.table)).toEqual([lb, dnat]);
+  });
+
   it('replays groups before flows, and prunes only groups no owner holds', async () => {
     const sw = new FakeSwitch();
     const cache = new FlowCache(sw, logger);

@@ -112,10 +112,14 @@ export class FlowCache {
       }
       nextGroups.set(owner, wantedGroups);
     }
-    // An id another owner of this batch now holds stays.
+    // A flow or group id another owner of this batch now holds stays (DELETE_STRICT ignores
+    // cookies, so it would remove that owner's flow too: a Service port renamed in place).
+    const claimed = new Set<string>();
+    for (const wanted of next.values()) for (const id of wanted?.keys() ?? []) claimed.add(id);
+    const flowMods = mods.filter((m) => m.command !== 'DELETE_STRICT' || !claimed.has(flowIdentity(m)));
     for (const groups of nextGroups.values()) for (const id of groups.keys()) groupDeletes.delete(id);
     // Groups exist before the flows that use them, and go after the flows that used them.
-    const bundle = [...groupSets, ...mods, ...[...groupDeletes].map(deleteGroup)];
+    const bundle = [...groupSets, ...flowMods, ...[...groupDeletes].map(deleteGroup)];
     if (bundle.length > 0) await this.sw.bundle(bundle);
     for (const [owner, flows] of next) {
       if (flows) this.owners.set(owner, flows);
