@@ -15,6 +15,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { podIPv4, unlessNotFound } from '../k8s/cluster-lookup.js';
 
 /** Traceflow events the agent reacts to. */
 export interface TraceflowHandlers {
@@ -107,8 +108,7 @@ export class KubeTraceflowApi implements TraceflowApi {
   }
 
   async podIp(namespace: string, name: string): Promise<string | undefined> {
-    const pod = await unlessNotFound(() => this.core.readNamespacedPod({ namespace, name }));
-    return pod?.status?.podIPs?.map((p) => p.ip).find((ip) => !ip.includes(':')) ?? pod?.status?.podIP;
+    return podIPv4(await unlessNotFound(() => this.core.readNamespacedPod({ namespace, name })));
   }
 
   async service(namespace: string, name: string): Promise<TracedService | undefined> {
@@ -119,15 +119,5 @@ export class KubeTraceflowApi implements TraceflowApi {
       clusterIps: spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : []),
       ports: (spec.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' })),
     };
-  }
-}
-
-/** The object read, or undefined when kube-apiserver says 404. */
-async function unlessNotFound<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (err) {
-    if ((err as { code?: number }).code === 404) return undefined;
-    throw err;
   }
 }
