@@ -10,6 +10,7 @@ import { flowIdentity } from '../openflow/flow-cache.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
 import type { Pipeline, TableName } from '../openflow/pipeline.js';
 import { queryPolicies, UnknownPolicyTypeError } from './policy-query.js';
+import { RouteRefusal } from './route-refusal.js';
 
 export interface OvsFlowsSource {
   pods(): PodInterface[];
@@ -36,29 +37,20 @@ interface OvsFlowsQuery {
   groups?: string;
 }
 
-class BadQuery extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function tableIds(src: OvsFlowsSource, spec: string): number[] {
   return spec.split(',').map((t) => {
     const name = t.trim();
     if (/^\d+$/.test(name)) return Number(name);
     if (src.pipeline.has(name as TableName)) return src.pipeline.id(name as TableName);
-    throw new BadQuery(400, `unknown table ${name}`);
+    throw new RouteRefusal(400, `unknown table ${name}`);
   });
 }
 
 /** The filter for one local Pod: the identities of the flows the agent installed for it. */
 function podFilter(src: OvsFlowsSource, namespace: string, name: string): (f: FlowStats) => boolean {
   const pod = src.pods().find((p) => p.podNamespace === namespace && p.podName === name);
-  if (!pod) throw new BadQuery(404, `Pod ${namespace}/${name} has no interface on this Node`);
-  if (!src.ownedFlows) throw new BadQuery(501, 'per-Pod flows are not available');
+  if (!pod) throw new RouteRefusal(404, `Pod ${namespace}/${name} has no interface on this Node`);
+  if (!src.ownedFlows) throw new RouteRefusal(501, 'per-Pod flows are not available');
   const ids = new Set(src.ownedFlows(podFlowOwner(pod.containerId)).map(flowIdentity));
   return (f) => ids.has(flowIdentity(f));
 }
@@ -66,7 +58,7 @@ function podFilter(src: OvsFlowsSource, namespace: string, name: string): (f: Fl
 /** The filter for NetworkPolicies: flows of their rules' conjunctions (clauses and action). */
 function policyFilter(src: OvsFlowsSource, q: OvsFlowsQuery): (text: string) => boolean {
   const policy = src.policy?.();
-  if (!policy) throw new BadQuery(404, 'this agent enforces no NetworkPolicies');
+  if (!policy) throw new RouteRefusal(404, 'this agent enforces no NetworkPolicies');
   const name = q.networkpolicy as string;
   let names: Set<string>;
   try {
@@ -77,10 +69,10 @@ function policyFilter(src: OvsFlowsSource, q: OvsFlowsQuery): (text: string) => 
     ];
     names = new Set(matches.map((p) => p.metadata.name));
   } catch (err) {
-    if (err instanceof UnknownPolicyTypeError) throw new BadQuery(400, err.message);
+    if (err instanceof UnknownPolicyTypeError) throw new RouteRefusal(400, err.message);
     throw err;
   }
-  if (names.size === 0) throw new BadQuery(404, `NetworkPolicy ${name} not found on this Node`);
+  if (names.size === 0) throw new RouteRefusal(404, `NetworkPolicy ${name} not found on this Node`);
   const conjIds = new Set<string>();
   for (const r of policy.realizedRules()) {
     if (names.has(r.rule.policy.metadata.name)) for (const id of r.conjIds) conjIds.add(String(id));
@@ -94,7 +86,7 @@ function policyFilter(src: OvsFlowsSource, q: OvsFlowsQuery): (text: string) => 
 }
 
 async function dumpGroups(src: OvsFlowsSource): Promise<GroupDesc[]> {
-  if (!src.dumpGroups) throw new BadQuery(501, 'OVS groups are not available');
+  if (!src.dumpGroups) throw new RouteRefusal(501, 'OVS groups are not available');
   return src.dumpGroups();
 }
 
@@ -104,7 +96,7 @@ function groupFilter(spec: string): (id: number) => boolean {
   const ids = new Set(
     spec.split(',').map((t) => {
       const id = Number(t.trim());
-      if (!Number.isInteger(id) || id < 0) throw new BadQuery(400, `bad group id ${t.trim()}`);
+      if (!Number.isInteger(id) || id < 0) throw new RouteRefusal(400, `bad group id ${t.trim()}`);
       return id;
     }),
   );
@@ -124,9 +116,10 @@ async function serviceLines(
   namespace: string,
   name: string,
 ): Promise<{ flow: string }[]> {
-  if (!src.serviceFlows) throw new BadQuery(404, 'this agent proxies no Services');
+  if (!src.serviceFlows) throw new RouteRefusal(404, 'this agent proxies no Services');
   const { flows, groupIds } = src.serviceFlows(namespace, name);
-  if (flows.length === 0) throw new BadQuery(404, `Service ${namespace}/${name} has no flows on this Node`);
+  if (flows.length === 0)
+    throw new RouteRefusal(404, `Service ${namespace}/${name} has no flows on this Node`);
   const ids = new Set(flows.map(flowIdentity));
   const tables = [...new Set(flows.map((f) => f.table ?? 0))];
   const dumps = await Promise.all(tables.map((table) => src.sw.dumpFlows({ table })));
@@ -163,7 +156,7 @@ export function registerOvsFlowsRoute(app: FastifyInstance, src: OvsFlowsSource)
       }
       return out;
     } catch (err) {
-      if (err instanceof BadQuery) return reply.code(err.status).send({ error: err.message });
+      if (err instanceof RouteRefusal) return reply.code(err.status).send({ error: err.message });
       throw err;
     }
   });

@@ -1,12 +1,8 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { PodInterface } from '../cniserver/interface-store.js';
-import {
-  type OvsTracingSource,
-  registerOvsTracingRoute,
-  TracingError,
-  tracingFlow,
-} from './ovstracing-route.js';
+import { type OvsTracingSource, registerOvsTracingRoute, tracingFlow } from './ovstracing-route.js';
+import { RouteRefusal } from './route-refusal.js';
 
 const pod = (name: string, ip: string, mac: string): PodInterface =>
   ({
@@ -46,13 +42,13 @@ function source(traced: string[] = []): OvsTracingSource {
   };
 }
 
-async function rejected(q: Parameters<typeof tracingFlow>[1], src = source()): Promise<TracingError> {
+async function rejected(q: Parameters<typeof tracingFlow>[1], src = source()): Promise<RouteRefusal> {
   const err = await tracingFlow(src, q).then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(TracingError);
-  return err as TracingError;
+  expect(err).toBeInstanceOf(RouteRefusal);
+  return err as RouteRefusal;
 }
 
 describe('tracingFlow', () => {

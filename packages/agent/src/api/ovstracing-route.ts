@@ -5,6 +5,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { GLOBAL_VIRTUAL_MAC } from '../openflow/features/tunnel.js';
+import { RouteRefusal } from './route-refusal.js';
 
 /** Who may be asked for addresses the agent does not hold (remote Pods, Services). */
 export interface ClusterLookup {
@@ -43,15 +44,6 @@ interface Port {
   kind: 'pod' | 'gateway' | 'tunnel';
   mac: string;
   ip?: string;
-}
-
-export class TracingError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 // One comma-separated element of an ofproto/trace flow: `tcp`, `tcp_dst=80`, `dl_src=aa:bb:...`.
@@ -112,24 +104,24 @@ async function resolve(
 ): Promise<{ ip: string; port?: Port }> {
   if (peer.kind === 'ip') return { ip: peer.ip };
   const port = peer.kind === 'port' ? portByName(src, peer.port) : localPod(src, peer.namespace, peer.name);
-  if (peer.kind === 'port' && !port) throw new TracingError(404, `OVS port ${peer.port} not found`);
+  if (peer.kind === 'port' && !port) throw new RouteRefusal(404, `OVS port ${peer.port} not found`);
   if (port) {
     // Local Pods and the gateway have IPv4 addresses only (the datapath is IPv4).
-    if (!port.ip || family !== 4) throw new TracingError(404, `${port.name} has no IPv${family} address`);
+    if (!port.ip || family !== 4) throw new RouteRefusal(404, `${port.name} has no IPv${family} address`);
     return { ip: port.ip, port };
   }
   const named = peer as Extract<Peer, { kind: 'named' }>;
-  if (!src.cluster) throw new TracingError(404, `Pod ${named.namespace}/${named.name} not found`);
+  if (!src.cluster) throw new RouteRefusal(404, `Pod ${named.namespace}/${named.name} not found`);
   const podIp = await src.cluster.podIp(named.namespace, named.name);
   if (podIp !== undefined) {
-    if (familyOf(podIp) !== family) throw new TracingError(404, `Pod has no IPv${family} address`);
+    if (familyOf(podIp) !== family) throw new RouteRefusal(404, `Pod has no IPv${family} address`);
     return { ip: podIp };
   }
   // Like Antrea: a destination that is no Pod may be a Service, traced to its ClusterIP.
   const clusterIp =
     role === 'destination' ? await src.cluster.serviceClusterIp(named.namespace, named.name) : undefined;
   if (clusterIp === undefined) {
-    throw new TracingError(
+    throw new RouteRefusal(
       404,
       `Pod ${role === 'destination' ? 'or Service ' : ''}${named.namespace}/${named.name} not found`,
     );
@@ -140,7 +132,7 @@ async function resolve(
 /** The `ofproto/trace` flow for a request (Antrea's ovsctl Trace, field order included). */
 export async function tracingFlow(src: OvsTracingSource, q: TracingQuery): Promise<string> {
   const flow = q.flow ?? '';
-  if (flow !== '' && !FLOW_RE.test(flow)) throw new TracingError(400, 'invalid flow format');
+  if (flow !== '' && !FLOW_RE.test(flow)) throw new RouteRefusal(400, 'invalid flow format');
   const { elements, keys } = flowElements(flow);
   const has = (key: string) => keys.has(key);
   const family = addressFamily(q);
@@ -150,9 +142,9 @@ export async function tracingFlow(src: OvsTracingSource, q: TracingQuery): Promi
     if (text === undefined || text === '') continue;
     const peer = parsePeer(text);
     if (!peer || (key === 'port' && peer.kind === 'ip'))
-      throw new TracingError(400, `invalid ${key === 'port' ? 'input port' : key} format`);
+      throw new RouteRefusal(400, `invalid ${key === 'port' ? 'input port' : key} format`);
     if (peer.kind === 'ip' && familyOf(peer.ip) !== family) {
-      throw new TracingError(400, `address family incompatible between ${key} and request`);
+      throw new RouteRefusal(400, `address family incompatible between ${key} and request`);
     }
     peers[key] = peer;
   }
@@ -165,7 +157,7 @@ export async function tracingFlow(src: OvsTracingSource, q: TracingQuery): Promi
         : peers.port.kind === 'named'
           ? localPod(src, peers.port.namespace, peers.port.name)
           : undefined;
-    if (!inPort) throw new TracingError(404, 'input port not found');
+    if (!inPort) throw new RouteRefusal(404, 'input port not found');
   }
   const source = peers.source && (await resolve(src, peers.source, family, 'source'));
   const destination = peers.destination && (await resolve(src, peers.destination, family, 'destination'));
@@ -181,15 +173,15 @@ export async function tracingFlow(src: OvsTracingSource, q: TracingQuery): Promi
   let dstMac = destination ? (destination.port?.mac ?? gateway.mac) : undefined;
   if (inPort.kind === 'tunnel') dstMac = GLOBAL_VIRTUAL_MAC;
 
-  if (has('in_port') && peers.port) throw new TracingError(400, "duplicated 'in_port' in flow");
+  if (has('in_port') && peers.port) throw new RouteRefusal(400, "duplicated 'in_port' in flow");
   const nonIp = NON_IP.some((k) => elements.has(k));
   if (nonIp && (source || destination)) {
-    throw new TracingError(400, 'source and destination must not be specified for non-IP packet');
+    throw new RouteRefusal(400, 'source and destination must not be specified for non-IP packet');
   }
   const v6 = family === 6;
   const [srcKey, dstKey] = v6 ? ['ipv6_src', 'ipv6_dst'] : ['nw_src', 'nw_dst'];
-  if (source && has(srcKey)) throw new TracingError(400, `duplicated '${srcKey}' in flow`);
-  if (destination && has(dstKey)) throw new TracingError(400, `duplicated '${dstKey}' in flow`);
+  if (source && has(srcKey)) throw new RouteRefusal(400, `duplicated '${srcKey}' in flow`);
+  if (destination && has(dstKey)) throw new RouteRefusal(400, `duplicated '${dstKey}' in flow`);
 
   const head: string[] = [];
   if (!has('in_port')) head.push(`in_port=${inPort.name}`);
@@ -212,7 +204,7 @@ export function registerOvsTracingRoute(app: FastifyInstance, src: OvsTracingSou
     try {
       flow = await tracingFlow(src, req.query);
     } catch (err) {
-      if (err instanceof TracingError) return reply.code(err.status).send({ error: err.message });
+      if (err instanceof RouteRefusal) return reply.code(err.status).send({ error: err.message });
       throw err;
     }
     try {
