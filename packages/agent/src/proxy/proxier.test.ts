@@ -98,6 +98,20 @@ describe('Proxier', () => {
     expect(owners(flows.batches[0])).toEqual([WEB]);
   });
 
+  it('neither writes nor prunes groups before the initial lists are in, even when both are empty', async () => {
+    const { flows, proxier, source } = setup({ services: [], slices: [] }, false);
+    let done = false;
+    const started = proxier.start().then(() => {
+      done = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(done).toBe(false);
+    expect(flows.prunes).toBe(0);
+    source.handlers?.synced();
+    await started;
+    expect(flows.prunes).toBe(1);
+  });
+
   it('stop() releases a start() still waiting for the initial lists', async () => {
     const { flows, proxier } = setup({ services: [service('web')], slices: [] }, false);
     const started = proxier.start();

@@ -52,6 +52,11 @@ export class Proxier implements ServiceHandlers {
   private readonly applied = new Map<string, string>();
   private readonly log: Logger;
   private isSynced = false;
+  private markSynced: () => void = () => undefined;
+  /** Resolves on the source's synced() (or on stop()). */
+  private readonly firstLists = new Promise<void>((resolve) => {
+    this.markSynced = resolve;
+  });
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private dirty = false;
@@ -76,6 +81,9 @@ export class Proxier implements ServiceHandlers {
       serviceStaticFlows(this.o.ctx, { gatewayOfport: this.o.gatewayOfport }),
     );
     await this.o.source.start(this);
+    // Not before both lists are in: pruning with nothing known would delete every live group.
+    await this.firstLists;
+    if (this.stopped) return;
     await this.idle();
     if (this.stopped) return;
     const pruned = await this.o.flows.pruneGroups();
@@ -88,6 +96,7 @@ export class Proxier implements ServiceHandlers {
     await this.o.source.stop();
     await this.running;
     // Nothing more will be written: whoever waits (a start() cut short) goes on.
+    this.markSynced();
     for (const w of this.idleWaiters.splice(0)) w();
   }
 
@@ -141,6 +150,7 @@ export class Proxier implements ServiceHandlers {
 
   synced(): void {
     this.isSynced = true;
+    this.markSynced();
     this.changed();
   }
 
