@@ -39,6 +39,25 @@ describe('failure messages tell the user what to do', () => {
     expect(e.code).toBe('ANTCTL_NOT_FOUND');
     expect(e.message).toBe('networkpolicy "np9" not found (networkpolicies "np9" not found)');
   });
+  it("a 404 with the agent's {error} reason is that reason; fastify's unserved-route 404 is not", () => {
+    const agent = {
+      route: { kind: 'agent' },
+      target: 'https://127.0.0.1:10350',
+      subject: 'ovstracing',
+    } as const;
+    const named = httpFailure(404, Buffer.from(JSON.stringify({ error: 'Pod ns1/p9 not found' })), agent);
+    expect(named.code).toBe('ANTCTL_NOT_FOUND');
+    expect(named.message).toBe('Pod ns1/p9 not found');
+    const unserved = httpFailure(
+      404,
+      Buffer.from(
+        JSON.stringify({ message: 'Route GET:/ovstracing not found', error: 'Not Found', statusCode: 404 }),
+      ),
+      agent,
+    );
+    expect(unserved.code).toBe('ANTCTL_SERVER_ERROR');
+    expect(unserved.message).toContain('https://127.0.0.1:10350 does not serve ovstracing (404: ');
+  });
   it('403 names RBAC', () => {
     const e = httpFailure(403, status({ message: 'forbidden' }), {
       route: agg,
