@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildObservations, type ObservationContext, type PacketInFacts } from './observations.js';
+import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
+import {
+  buildObservations,
+  type ObservationContext,
+  type PacketInFacts,
+  packetInFacts,
+} from './observations.js';
 
 const ctx = (over: Partial<ObservationContext> = {}): ObservationContext => ({
   isSender: true,
@@ -141,5 +147,46 @@ describe('Traceflow observations', () => {
     expect(
       buildObservations(hairpin, ctx({ isSender: false, receiverOnly: true })).map((o) => o.component),
     ).toEqual(['Forwarding', 'Forwarding']);
+  });
+
+  it('packetInFacts reads the registers, the tunnel destination and conntrack’s original addresses', () => {
+    const pipeline = new Pipeline(DEFAULT_FEATURES);
+    const ips = { srcIp: '10.10.1.5', dstIp: '10.10.2.6' };
+    expect(
+      packetInFacts(
+        {
+          packet: Buffer.alloc(0),
+          tableId: pipeline.id('Output'),
+          metadata: [
+            { field: 'reg1', value: 32768n },
+            { field: 'reg3', value: 7n },
+            { field: 'reg5', value: 4n },
+            { field: 'tun_dst', value: 0xc6131402n },
+            { field: 'ct_nw_src', value: 0x0a0a0105n },
+            { field: 'ct_nw_dst', value: 0x0a60000an },
+          ],
+        },
+        pipeline,
+        ips,
+      ),
+    ).toEqual({
+      table: 'Output',
+      targetOfport: 32768,
+      deciderConjId: 7,
+      egressConjId: 4,
+      ingressConjId: 0,
+      tunnelDstIp: '198.19.20.2',
+      ctSrcIp: '10.10.1.5',
+      ctDstIp: '10.96.0.10',
+      ...ips,
+    });
+    // Without conntrack fields (an untracked packet) there is nothing to compare: no LB.
+    const bare = packetInFacts({ packet: Buffer.alloc(0), metadata: [] }, pipeline, ips);
+    expect([bare.ctSrcIp, bare.ctDstIp, bare.tunnelDstIp, bare.table]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
