@@ -78,6 +78,10 @@ describe('Traceflow flows', () => {
     expect(flows).toContain(
       `cookie=0x1060000000000, table=${ctx.pipeline.id('Output')}, priority=202,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,output:NXM_NX_REG1[]`,
     );
+    // Live hairpin traffic is delivered back through the port it came in by, untagged.
+    expect(flows.find((f) => f.includes('priority=211,'))).toBe(
+      `cookie=0x1060000000000, table=${ctx.pipeline.id('Output')}, priority=211,ct_mark=0x40/0x40,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,IN_PORT`,
+    );
     expect(
       flows.find((f) => f.includes(`table=${ctx.pipeline.id('ConntrackState')},`)),
     ).toMatchInlineSnapshot(
