@@ -21,6 +21,7 @@ export interface ServiceHandlers {
 
 /** A watch on Services and EndpointSlices; the real one is two informers, tests may feed events by hand. */
 export interface ServiceSource {
+  /** May resolve before synced(): a failed initial list is retried in the background. */
   start(handlers: ServiceHandlers): Promise<void>;
   stop(): Promise<void>;
 }
@@ -46,13 +47,31 @@ export class InformerServiceSource implements ServiceSource {
     if (this.informers) return;
     const core = this.kubeConfig.makeApiClient(CoreV1Api);
     const discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
-    const services = makeInformer<V1Service>(this.kubeConfig, '/api/v1/services', () =>
-      core.listServiceForAllNamespaces(),
+    // informer.start() resolves after a failed list too (it reports an 'error' instead): synced()
+    // waits until both lists were read, else the proxier would take "nothing known" for "no Services".
+    const listed = new Set<string>();
+    const listing =
+      <T>(what: string, list: () => Promise<T>) =>
+      async (): Promise<T> => {
+        const answer = await list();
+        listed.add(what);
+        return answer;
+      };
+    let announced = false;
+    const announce = (): void => {
+      if (announced || listed.size < 2 || !this.informers) return;
+      announced = true;
+      h.synced();
+    };
+    const services = makeInformer<V1Service>(
+      this.kubeConfig,
+      '/api/v1/services',
+      listing('Service', () => core.listServiceForAllNamespaces()),
     );
     const slices = makeInformer<V1EndpointSlice>(
       this.kubeConfig,
       '/apis/discovery.k8s.io/v1/endpointslices',
-      () => discovery.listEndpointSliceForAllNamespaces(),
+      listing('EndpointSlice', () => discovery.listEndpointSliceForAllNamespaces()),
     );
     this.informers = [services, slices];
     services.on('add', (s) => h.upsertService(s));
@@ -68,11 +87,11 @@ export class InformerServiceSource implements ServiceSource {
       informer.on('error', (err) => {
         if (!this.informers) return;
         this.log.warn({ err: String(err), what }, 'watch failed; restarting');
-        setTimeout(() => void (this.informers && informer.start().catch(() => undefined)), 1000);
+        setTimeout(() => void (this.informers && informer.start().then(announce, () => undefined)), 1000);
       });
     }
     await Promise.all([services.start(), slices.start()]);
-    h.synced();
+    announce();
   }
 
   async stop(): Promise<void> {
