@@ -191,7 +191,7 @@ describe('antctl agent mode and support bundles on a real agent', () => {
     expect(fg.code).toBe(0);
     expect(fg.out.split('\n')[0]).toBe('Antrea Agent Feature Gates');
     expect(fg.out).toMatch(/AntreaPolicy +Enabled +BETA/);
-    expect(fg.out).toMatch(/AntreaProxy +Disabled +GA/);
+    expect(fg.out).toMatch(/AntreaProxy +Enabled +GA/);
   });
 
   it('log-level shows and sets the verbosity, and debug lines appear once raised', async () => {
