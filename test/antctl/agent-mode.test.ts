@@ -232,6 +232,11 @@ describe('antctl agent mode against the agent REST API', () => {
     const lines = svc.out.split('\n').filter((l) => l !== '');
     expect(lines.at(-1)).toBe('group_id=9,type=select,bucket=bucket_id:0,weight:100,actions=output:3');
     expect(lines.filter((l) => l.includes(`table=${SAMPLE_FLOWS[0]!.flow.table}`)).length).toBeGreaterThan(0);
+    // Only the Service's own flow, not the rest of its table (SAMPLE_FLOWS[1] shares table 10).
+    const flowLines = lines.filter((l) => /\btable=\d+,/.test(l));
+    expect(flowLines).toHaveLength(1);
+    expect(flowLines[0]).toContain(`priority=${SAMPLE_FLOWS[0]!.flow.priority}`);
+    expect(SAMPLE_FLOWS[1]!.flow.table).toBe(SAMPLE_FLOWS[0]!.flow.table);
     const missing = await antctl([...base, '-S', 'nope', '-n', 'default']);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('Service default/nope has no flows on this Node');
