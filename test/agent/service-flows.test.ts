@@ -173,4 +173,18 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     expect(groups).not.toMatch(/group_id=999,/);
     expect(groups).toMatch(/group_id=10,/);
   }, 120_000);
+
+  it('a service port renamed in place (new owner and group, same ClusterIP:port) keeps answering', async () => {
+    // As the proxier writes it: the new owner first, the old one removed, in one batch.
+    const renamed = { ...WEB, groupId: 20, endpoints: [ep('c', 8080)] };
+    const { flows: f, groups } = servicePortFlows(ctx, renamed);
+    await flows.replaceMany([
+      ['svc/web-renamed', f, groups],
+      [`svc/${WEB.groupId}`, undefined],
+    ]);
+    expect(new Set(await answers('a', WEB, 4))).toEqual(new Set(['c']));
+    const dump = await bed.ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]);
+    expect(dump).toMatch(/group_id=20,/);
+    expect(dump).not.toMatch(/group_id=10,/);
+  }, 120_000);
 });
