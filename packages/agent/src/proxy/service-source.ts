@@ -8,6 +8,7 @@ import {
   type V1Service,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { serviceKey } from './model.js';
 
 /** What the proxier is told; keys are `<namespace>/<name>` of the object itself. */
 export interface ServiceHandlers {
@@ -26,8 +27,7 @@ export interface ServiceSource {
   stop(): Promise<void>;
 }
 
-const keyOf = (o: { metadata?: { namespace?: string; name?: string } }): string =>
-  `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+const keyOf = (o: KubernetesObject): string => serviceKey(o.metadata?.namespace, o.metadata?.name);
 
 type Informer<T extends KubernetesObject> = ReturnType<typeof makeInformer<T>>;
 
