@@ -99,7 +99,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     await flows.replaceMany([
       ['pipeline', pipelineFlows(ctx)],
       ['gateway', gatewayFlows(ctx, GW)],
-      ['service', serviceStaticFlows(ctx, { gatewayOfport: GW.ofport })],
+      ['service', serviceStaticFlows(ctx)],
       ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
     ]);
     for (const svc of [WEB, DNS, EMPTY, SELF, STICKY]) await service(svc);

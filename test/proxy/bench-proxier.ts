@@ -84,7 +84,6 @@ async function main(): Promise<void> {
       source,
       flows,
       ctx,
-      gatewayOfport: 32769,
       logger,
     });
     let t = performance.now();

@@ -71,7 +71,6 @@ describe('Proxier on a real kube-apiserver', () => {
       source: new InformerServiceSource(kube.kubeConfig, logger),
       flows,
       ctx,
-      gatewayOfport: 32769,
       logger,
     });
     await proxier.start();

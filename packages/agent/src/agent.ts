@@ -395,7 +395,6 @@ export class Agent {
         source: deps.services,
         flows,
         ctx,
-        gatewayOfport: bridge.gatewayOfport,
         logger: this.log,
         metrics: new ProxyMetrics(this.metrics.registry),
       });

@@ -55,7 +55,6 @@ function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }, sy
     source,
     flows,
     ctx,
-    gatewayOfport: 32769,
     logger: pino({ level: 'silent' }),
     metrics: new ProxyMetrics(registry),
   });

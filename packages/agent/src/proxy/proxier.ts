@@ -20,7 +20,6 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly source: ServiceSource;
   readonly flows: ProxyFlowSink;
   readonly ctx: FlowContext;
-  readonly gatewayOfport: number;
   readonly logger: Logger;
   readonly metrics?: ProxyMetrics;
   /** How long a burst of events may gather before one sync (default 0: the next macrotask). */
@@ -76,10 +75,7 @@ export class Proxier implements ServiceHandlers {
 
   /** Installs the static service flows, then follows the source; resolves after the first sync. */
   async start(): Promise<void> {
-    await this.o.flows.replace(
-      SERVICE_STATIC_OWNER,
-      serviceStaticFlows(this.o.ctx, { gatewayOfport: this.o.gatewayOfport }),
-    );
+    await this.o.flows.replace(SERVICE_STATIC_OWNER, serviceStaticFlows(this.o.ctx));
     await this.o.source.start(this);
     // Not before both lists are in: pruning with nothing known would delete every live group.
     await this.firstLists;

@@ -107,7 +107,7 @@ describe('flow builders', () => {
   });
 
   it('service flows', () => {
-    expect(text(serviceStaticFlows(ctx, { gatewayOfport: 32769 }))).toMatchInlineSnapshot(`
+    expect(text(serviceStaticFlows(ctx))).toMatchInlineSnapshot(`
       [
         "cookie=0x1030000000000, table=5, priority=200,ip,nw_dst=169.254.0.253 actions=ct(table=6,zone=65521,nat)",
         "cookie=0x1030000000000, table=7, priority=200,ct_state=-new-inv+trk,ct_mark=0x10/0x10,ip actions=set_field:0x200/0x200->reg0,goto_table:13",

@@ -78,7 +78,7 @@ const sub = (rf: RegField) => subfield(rf.field, rf.start, rf.end);
 const afterServiceTables = (ctx: FlowContext) => gotoNext(ctx, 'EndpointDNAT');
 
 /** Flows every Node needs once when the service feature is on (owner key 'service'). */
-export function serviceStaticFlows(ctx: FlowContext, _node: { gatewayOfport: number }): Flow[] {
+export function serviceStaticFlows(ctx: FlowContext): Flow[] {
   const established: MatchSpec = { ip: true, ct_state: '-new-inv+trk' };
   return [
     // Replies to the hairpin virtual IP: un-SNAT first, then conntrack as usual.
