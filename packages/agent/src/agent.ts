@@ -228,7 +228,12 @@ export class Agent {
           else pending.set(name, undefined);
         },
         synced: (names) => {
-          syncedNames = names;
+          // A first list that failed is retried: its names may come after the routes exist.
+          if (routeSink) {
+            routeSink
+              .synced(names)
+              .catch((err: unknown) => this.log.warn({ err }, 'removing stale Node routes failed'));
+          } else syncedNames = names;
         },
       },
       signal,
