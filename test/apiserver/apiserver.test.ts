@@ -61,18 +61,16 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     metadata: { name: 'np1', resourceVersion: '3' },
   };
 
-  function call(path: string, token?: string): Promise<Reply> {
+  /** A GET over HTTPS with an optional bearer token (no client certificate); `serial` is the server's. */
+  function httpsGet(
+    url: URL,
+    tls: { ca: string | Buffer; servername?: string },
+    token?: string,
+  ): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = request(
-        {
-          host: SERVER_IP,
-          port: antrea.server.address.port,
-          path,
-          servername: 'antrea.kube-system.svc',
-          ca: certs.current().caBundlePem,
-          agent: false,
-          headers: token ? { authorization: `Bearer ${token}` } : {},
-        },
+        url,
+        { ...tls, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} },
         (res: IncomingMessage) => {
           const serial = (res.socket as TLSSocket).getPeerX509Certificate()?.serialNumber ?? '';
           const chunks: Buffer[] = [];
@@ -87,25 +85,17 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     });
   }
 
+  /** A request to antrea-controller's API server, as kube-apiserver's aggregator would name it. */
+  const call = (path: string, token?: string): Promise<Reply> =>
+    httpsGet(
+      new URL(path, `https://${SERVER_IP}:${antrea.server.address.port}`),
+      { ca: certs.current().caBundlePem, servername: 'antrea.kube-system.svc' },
+      token,
+    );
+
   /** A request straight to kube-apiserver with a bearer token (no kubeconfig credentials). */
-  function kubeCall(path: string, token: string): Promise<{ status: number; body: string }> {
-    const url = new URL(path, kube.server);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        url,
-        { ca: readFileSync(kube.ca.cert), agent: false, headers: { authorization: `Bearer ${token}` } },
-        (res: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
-  }
+  const kubeCall = (path: string, token: string): Promise<Reply> =>
+    httpsGet(new URL(path, kube.server), { ca: readFileSync(kube.ca.cert) }, token);
 
   beforeAll(async () => {
     setup = await startExtensionServerSetup({ ip: SERVER_IP, logger });
