@@ -51,6 +51,7 @@ const STICKY: ServicePortFlowConfig = {
   groupId: 14,
   affinityTimeoutSeconds: 300,
 };
+const STICKY2: ServicePortFlowConfig = { ...STICKY, clusterIp: '10.96.0.15', groupId: 15 };
 
 describe('AntreaProxy flows on real ovs-vswitchd', () => {
   let bed: PodBed;
@@ -102,7 +103,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
       ['service', serviceStaticFlows(ctx)],
       ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
     ]);
-    for (const svc of [WEB, DNS, EMPTY, SELF, STICKY]) await service(svc);
+    for (const svc of [WEB, DNS, EMPTY, SELF, STICKY, STICKY2]) await service(svc);
   }, 120_000);
 
   afterAll(async () => {
@@ -146,6 +147,28 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     expect(new Set(got).size).toBe(1);
     // Another client is free to land elsewhere, but is sticky too.
     expect(new Set(await answers('b', STICKY, 6)).size).toBe(1);
+  }, 120_000);
+
+  it("a removed affinity service port takes its clients' learned flows along, and only its own", async () => {
+    await answers('a', STICKY, 1);
+    await answers('a', STICKY2, 1);
+    const learned = async () =>
+      (
+        await bed.ovs.ofctl([
+          '-O',
+          'OpenFlow15',
+          'dump-flows',
+          BR,
+          `table=${ctx.pipeline.id('SessionAffinity')}`,
+        ])
+      )
+        .split('\n')
+        .filter((l) => l.includes('priority=200'));
+    expect((await learned()).filter((l) => l.includes('nw_dst=10.96.0.15'))).toHaveLength(1);
+    await flows.replaceMany([[`svc/${STICKY2.groupId}`, undefined]]);
+    const after = await learned();
+    expect(after.filter((l) => l.includes('nw_dst=10.96.0.15'))).toEqual([]);
+    expect(after.filter((l) => l.includes('nw_dst=10.96.0.14')).length).toBeGreaterThan(0);
   }, 120_000);
 
   it('an endpoint removed: new connections go only to the remaining one', async () => {

@@ -171,7 +171,9 @@ function learnAffinity(ctx: FlowContext, svc: ServicePortFlowConfig, timeout: nu
     hardTimeout: timeout,
     priority: 200,
     deleteLearned: true,
-    cookie: ctx.cookies.cookie(C),
+    // OVS deletes learned flows when the last learning flow with their cookie goes: a cookie per
+    // service port makes a deleted port's clients forget their endpoint now, not hours later.
+    cookie: ctx.cookies.cookie(C, BigInt(svc.groupId)),
     specs: [
       { kind: 'match', dst: subfield('eth_type'), src: { value: 0x0800n } },
       { kind: 'match', dst: subfield('ip_proto'), src: { value: BigInt(p.number) } },
