@@ -81,9 +81,9 @@ describe('Proxier', () => {
     expect(groupOf(flows.batches[0], WEB)?.buckets).toHaveLength(2);
     expect(flows.prunes).toBe(1);
     const text = await registry.metrics();
-    expect(text).toMatch(/antrea_agent_proxy_total_services_installed 2/);
-    expect(text).toMatch(/antrea_agent_proxy_total_endpoints_installed 2/);
-    expect(text).toMatch(/antrea_agent_proxy_sync_proxy_rules_duration_seconds_count 1/);
+    expect(text).toMatch(/antrea_proxy_total_services_installed 2/);
+    expect(text).toMatch(/antrea_proxy_total_endpoints_installed 2/);
+    expect(text).toMatch(/antrea_proxy_sync_proxy_rules_duration_seconds_count 1/);
     await proxier.stop();
   });
 

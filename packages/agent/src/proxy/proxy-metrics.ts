@@ -8,17 +8,17 @@ export class ProxyMetrics {
 
   constructor(registry: Registry) {
     this.servicesInstalled = new Gauge({
-      name: 'antrea_agent_proxy_total_services_installed',
+      name: 'antrea_proxy_total_services_installed',
       help: 'Service ports installed by AntreaProxy',
       registers: [registry],
     });
     this.endpointsInstalled = new Gauge({
-      name: 'antrea_agent_proxy_total_endpoints_installed',
+      name: 'antrea_proxy_total_endpoints_installed',
       help: 'Endpoints installed by AntreaProxy, summed over service ports',
       registers: [registry],
     });
     this.syncDuration = new Histogram({
-      name: 'antrea_agent_proxy_sync_proxy_rules_duration_seconds',
+      name: 'antrea_proxy_sync_proxy_rules_duration_seconds',
       help: 'Duration of one AntreaProxy sync (model, flows and groups)',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
