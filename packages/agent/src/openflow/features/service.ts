@@ -1,5 +1,5 @@
 import { CT_ZONE } from '@antrea-ts/apis';
-import type { Action, Flow, GroupMod, LearnSpec, MatchSpec } from '@antrea-ts/openflow';
+import type { Action, Flow, LearnSpec, MatchSpec } from '@antrea-ts/openflow';
 import { OFPP, subfield } from '@antrea-ts/openflow';
 import { CookieCategory } from '../cookie.js';
 import {
@@ -25,6 +25,7 @@ import {
   ServiceGroupIDField,
   SvcNoEpRegMark,
 } from '../fields.js';
+import type { OwnedGroup } from '../flow-cache.js';
 import { type FlowContext, gotoNext, gotoTable, tableFlow } from '../flow-context.js';
 import { ipv4Value } from './gateway.js';
 import { REJECT_PACKET_IN_OP } from './network-policy.js';
@@ -63,8 +64,8 @@ export interface ServicePortFlowConfig {
   readonly affinityTimeoutSeconds?: number;
 }
 
-/** The group of one service port, as the openflow package's GroupMod without `command`. */
-export type ServiceGroup = Omit<GroupMod, 'command'>;
+/** The group of one service port: what FlowCache holds per owner. */
+export type ServiceGroup = OwnedGroup;
 
 const PROTO: Record<ServiceProtocol, { shorthand: string; number: number; dst: string }> = {
   TCP: { shorthand: 'tcp', number: 6, dst: 'tcp_dst' },
