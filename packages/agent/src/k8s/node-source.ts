@@ -1,3 +1,4 @@
+import { restartInformerOnError, trackListed } from '@antrea-ts/apis';
 import { CoreV1Api, type KubeConfig, makeInformer, type V1Node } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
@@ -51,29 +52,24 @@ export class InformerNodeSource implements NodeSource {
   async start(handlers: NodeHandlers, signal?: AbortSignal): Promise<void> {
     if (this.informer) return;
     const api = this.kubeConfig.makeApiClient(CoreV1Api);
-    // informer.start() resolves after a failed list too (it reports an 'error' instead): synced()
-    // waits for a list that was read, else "nothing known" would pass for "no other Nodes" and the
-    // route controller would drop every peer's routes.
-    let listed = false;
-    const informer = makeInformer<V1Node>(this.kubeConfig, '/api/v1/nodes', async () => {
-      const answer = await api.listNode();
-      listed = true;
-      return answer;
-    });
+    // synced() waits for a list that was read, else "nothing known" would pass for "no other
+    // Nodes" and the route controller would drop every peer's routes.
+    const nodeList = trackListed(() => api.listNode());
+    const informer = makeInformer<V1Node>(this.kubeConfig, '/api/v1/nodes', nodeList.list);
     this.informer = informer;
     let announced = false;
     const announce = (): void => {
-      if (announced || !listed || !this.informer) return;
+      if (announced || !nodeList.listed() || this.informer !== informer) return;
       announced = true;
       handlers.synced(informer.list().map((n) => n.metadata?.name ?? ''));
     };
     informer.on('add', (n) => handlers.upsert(nodeInfo(n)));
     informer.on('update', (n) => handlers.upsert(nodeInfo(n)));
     informer.on('delete', (n) => handlers.remove(n.metadata?.name ?? ''));
-    informer.on('error', (err) => {
-      if (!this.informer) return;
-      this.log.warn({ err: String(err) }, 'Node watch failed; restarting');
-      setTimeout(() => void this.informer?.start().then(announce, () => undefined), 1000);
+    restartInformerOnError(informer, {
+      active: () => this.informer === informer,
+      onError: (err) => this.log.warn({ err: String(err) }, 'Node watch failed; restarting'),
+      onRestarted: announce,
     });
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     await informer.start();

@@ -1,3 +1,4 @@
+import { restartInformerOnError, trackListed } from '@antrea-ts/apis';
 import {
   CoreV1Api,
   DiscoveryV1Api,
@@ -47,31 +48,21 @@ export class InformerServiceSource implements ServiceSource {
     if (this.informers) return;
     const core = this.kubeConfig.makeApiClient(CoreV1Api);
     const discovery = this.kubeConfig.makeApiClient(DiscoveryV1Api);
-    // informer.start() resolves after a failed list too (it reports an 'error' instead): synced()
-    // waits until both lists were read, else the proxier would take "nothing known" for "no Services".
-    const listed = new Set<string>();
-    const listing =
-      <T>(what: string, list: () => Promise<T>) =>
-      async (): Promise<T> => {
-        const answer = await list();
-        listed.add(what);
-        return answer;
-      };
+    // synced() waits until both lists were read, else the proxier would take "nothing known" for
+    // "no Services" (informer.start() resolves after a failed list too).
+    const serviceList = trackListed(() => core.listServiceForAllNamespaces());
+    const sliceList = trackListed(() => discovery.listEndpointSliceForAllNamespaces());
     let announced = false;
     const announce = (): void => {
-      if (announced || listed.size < 2 || !this.informers) return;
+      if (announced || !serviceList.listed() || !sliceList.listed() || !this.informers) return;
       announced = true;
       h.synced();
     };
-    const services = makeInformer<V1Service>(
-      this.kubeConfig,
-      '/api/v1/services',
-      listing('Service', () => core.listServiceForAllNamespaces()),
-    );
+    const services = makeInformer<V1Service>(this.kubeConfig, '/api/v1/services', serviceList.list);
     const slices = makeInformer<V1EndpointSlice>(
       this.kubeConfig,
       '/apis/discovery.k8s.io/v1/endpointslices',
-      listing('EndpointSlice', () => discovery.listEndpointSliceForAllNamespaces()),
+      sliceList.list,
     );
     this.informers = [services, slices];
     services.on('add', (s) => h.upsertService(s));
@@ -84,10 +75,10 @@ export class InformerServiceSource implements ServiceSource {
       ['Service', services],
       ['EndpointSlice', slices],
     ] as const) {
-      informer.on('error', (err) => {
-        if (!this.informers) return;
-        this.log.warn({ err: String(err), what }, 'watch failed; restarting');
-        setTimeout(() => void (this.informers && informer.start().then(announce, () => undefined)), 1000);
+      restartInformerOnError(informer, {
+        active: () => this.informers !== undefined,
+        onError: (err) => this.log.warn({ err: String(err), what }, 'watch failed; restarting'),
+        onRestarted: announce,
       });
     }
     await Promise.all([services.start(), slices.start()]);

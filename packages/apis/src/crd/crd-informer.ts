@@ -34,13 +34,36 @@ export function crdInformer<T extends KubernetesObject>(
  */
 export function restartInformerOnError<T extends KubernetesObject>(
   informer: Informer<T>,
-  opts: { active: () => boolean; onError: (err: unknown) => void; delayMs?: number },
+  opts: {
+    active: () => boolean;
+    onError: (err: unknown) => void;
+    delayMs?: number;
+    /** Called after each restart's start() resolved (a retried list may have succeeded). */
+    onRestarted?: () => void;
+  },
 ): void {
   informer.on('error', (err) => {
     if (!opts.active()) return;
     opts.onError(err);
     setTimeout(() => {
-      if (opts.active()) void informer.start().catch(() => undefined);
+      if (opts.active()) void informer.start().then(opts.onRestarted, () => undefined);
     }, opts.delayMs ?? 1000);
   });
+}
+
+/**
+ * An informer's list function that remembers whether a list was ever read. informer.start()
+ * resolves after a failed list too (it only reports an 'error'), so an owner that must not take
+ * "nothing known" for "nothing there" asks `listed()` before announcing its initial state.
+ */
+export function trackListed<L>(list: () => Promise<L>): { list: () => Promise<L>; listed: () => boolean } {
+  let listed = false;
+  return {
+    list: async () => {
+      const answer = await list();
+      listed = true;
+      return answer;
+    },
+    listed: () => listed,
+  };
 }
