@@ -211,6 +211,11 @@ describe('antrea-controller API server against a real kube-apiserver', () => {
     expect(refusedByKube.status).toBe(403);
     expect(JSON.parse(denied.body).message).toBe(JSON.parse(refusedByKube.body).message);
     expect(JSON.parse(denied.body).details).toEqual(JSON.parse(refusedByKube.body).details);
+    // The same for a non-resource path (the agent API's kind of refusal).
+    const deniedPath = await call('/ovsflows', noRbacToken);
+    const pathRefusedByKube = await kubeCall('/ovsflows', noRbacToken);
+    expect([deniedPath.status, pathRefusedByKube.status]).toEqual([403, 403]);
+    expect(JSON.parse(deniedPath.body).message).toBe(JSON.parse(pathRefusedByKube.body).message);
     // Discovery is open to every authenticated user through the bootstrap system:discovery role.
     expect((await call(BASE, noRbacToken)).status).toBe(200);
 
