@@ -9,11 +9,16 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
   Agent,
+  HostLocalIpam,
   InformerNodeSource,
+  inNetnsPath,
+  ipInNetns,
   makeConfig,
   netnsPathExists,
   OfConnection,
+  podSideBatch,
   ShellCommandRunner,
+  vethLine,
 } from '@antrea-ts/agent';
 import { socketAgentConnector } from '@antrea-ts/cni';
 import {
@@ -239,6 +244,69 @@ async function nodeFloor(): Promise<void> {
   report(`${c} cpu-per-pod`, 'plugins', cpuSince(cpu0, spawner.pids).plugins / PODS, 'ms');
 }
 
+/**
+ * The floor under the agent's ADD on this machine: the processes every Pod needs whatever the agent
+ * does (host-local for its address, `ethtool` for the Pod end's checksum offload, `ip` for the Pod
+ * side), for PODS Pods at once through the agent's command runner, after one shared `ip -batch` that
+ * makes their veth pairs. No OVS, no gRPC, no agent: if this alone is over the target, so is ADD.
+ */
+async function commandsFloor(n: BenchNode, ethtool: boolean): Promise<void> {
+  const runner = new ShellCommandRunner({ netns: n.node.netns.name });
+  const dir = makeTempDir('agent-bench-floor');
+  const ipam = new HostLocalIpam(runner, {
+    binDir: '/usr/lib/cni',
+    dataDir: dir.path,
+    podCidr: '10.71.0.0/24',
+    gatewayIp: '10.71.0.1',
+  });
+  const pods: Netns[] = await Promise.all(
+    Array.from({ length: PODS }, (_, i) => createNetns(`ats-${uniqueTag()}-f${i}`)),
+  );
+  const path = (i: number) => `/var/run/netns/${pods[i]!.name}`;
+  const mac = (i: number, side: number) =>
+    `02:00:00:71:${side.toString(16).padStart(2, '0')}:${i.toString(16).padStart(2, '0')}`;
+  try {
+    const cpu0 = treeCpu(spawner.pids);
+    const t0 = performance.now();
+    const links = runner.run(['ip', '-batch', '-'], {
+      input: `${pods
+        .map((_, i) =>
+          vethLine({
+            hostIfName: `fl${i}`,
+            hostMac: mac(i, 1),
+            ifName: 'eth0',
+            mac: mac(i, 2),
+            mtu: 1450,
+            netns: path(i),
+          }),
+        )
+        .join('\n')}\n`,
+    });
+    const lat = await Promise.all(
+      pods.map(async (_, i) => {
+        const [ip] = await Promise.all([
+          ipam.add(`floor${i}`, 'eth0', path(i)),
+          links.then(() =>
+            ethtool ? runner.run(inNetnsPath(path(i), ['ethtool', '-K', 'eth0', 'tx', 'off'])) : undefined,
+          ),
+        ]);
+        await runner.run(ipInNetns(path(i), ['-batch', '-']), {
+          input: podSideBatch({ ifName: 'eth0', address: ip.address, gateway: ip.gateway }),
+        });
+        return performance.now() - t0;
+      }),
+    );
+    const cpu = cpuSince(cpu0, spawner.pids);
+    const c = `per-pod-commands-${PODS}-concurrent${ethtool ? '' : '-without-ethtool'} (floor)`;
+    reportLatencies(c, lat, performance.now() - t0);
+    report(`${c} cpu-per-pod`, 'commands', cpu.commands / PODS, 'ms');
+  } finally {
+    runner.stop();
+    for (const p of pods) await p.delete();
+    dir.remove();
+  }
+}
+
 /** PODS concurrent ADDs on one Node, then DELs; `via`: gRPC calls from the spawner process, or the plugin binary. */
 async function burst(n: BenchNode, via: 'grpc' | 'plugin'): Promise<void> {
   const pods: Netns[] = await Promise.all(
@@ -423,6 +491,8 @@ async function main(): Promise<void> {
     nodes.push(await startNode(kube, underlay, 'bn2', '10.70.2.0/23'));
     if (PART !== 'throughput') {
       await nodeFloor();
+      await commandsFloor(nodes[0]!, true);
+      await commandsFloor(nodes[0]!, false);
       await burst(nodes[0]!, 'grpc');
       await burst(nodes[0]!, 'plugin');
     }
