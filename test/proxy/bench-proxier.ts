@@ -1,9 +1,10 @@
 // bench:proxier — how long AntreaProxy's proxier takes to put Services on a real (userspace)
 // ovs-vswitchd through FlowCache: the first sync of N service ports (model, flows, groups, one
-// bundle), then single-endpoint changes among them (one group modify + flow diff each), R times.
-// Services are fed by hand (no kube-apiserver), so this measures the proxier and the switch only.
-// Needs root and OVS, like the integration tests (harness ats-* names).
-//   tsc -b test && node dist/test/proxy/bench-proxier.js [--json] [--services 500] [--rounds 20]
+// bundle), then single-endpoint changes among them (one group modify + flow diff each), R times;
+// for each N of --services, on a fresh switch. Services are fed by hand (no kube-apiserver), so
+// this measures the proxier and the switch only. Needs root and OVS, like the integration tests
+// (harness ats-* names).
+//   tsc -b test && node dist/test/proxy/bench-proxier.js [--json] [--services 500,2000,5000] [--rounds 20]
 import {
   CookieAllocator,
   DEFAULT_FEATURES,
@@ -21,12 +22,12 @@ import { pino } from 'pino';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
-const arg = (name: string, fallback: number) => {
+const arg = (name: string, fallback: string) => {
   const at = argv.indexOf(name);
-  return at >= 0 ? Number(argv[at + 1]) : fallback;
+  return at >= 0 ? (argv[at + 1] ?? fallback) : fallback;
 };
-const SERVICES = arg('--services', 500);
-const ROUNDS = arg('--rounds', 20);
+const SIZES = arg('--services', '500,2000,5000').split(',').map(Number);
+const ROUNDS = Number(arg('--rounds', '20'));
 const ENDPOINTS = 3;
 const logger = pino({ level: 'silent' });
 const report = new BenchReport('proxier', json);
@@ -52,9 +53,10 @@ const slice = (i: number, extra: number): V1EndpointSlice => ({
 /** Hands the proxier N Services with their slices as the initial lists. */
 class BenchSource implements ServiceSource {
   handlers: ServiceHandlers | undefined;
+  constructor(private readonly services: number) {}
   async start(h: ServiceHandlers): Promise<void> {
     this.handlers = h;
-    for (let i = 0; i < SERVICES; i++) {
+    for (let i = 0; i < this.services; i++) {
       h.upsertService(svc(i));
       h.upsertSlice(slice(i, 0));
     }
@@ -63,7 +65,7 @@ class BenchSource implements ServiceSource {
   async stop(): Promise<void> {}
 }
 
-async function main(): Promise<void> {
+async function measure(services: number): Promise<void> {
   const bed = await startPodBed({
     bridge: 'br-int',
     protocols: ['OpenFlow10', 'OpenFlow15'],
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
     const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
     const flows = new FlowCache(conn, logger);
     await flows.replace('pipeline', pipelineFlows(ctx));
-    const source = new BenchSource();
+    const source = new BenchSource(services);
     proxier = new Proxier({
       nodeName: 'n',
       source,
@@ -86,25 +88,16 @@ async function main(): Promise<void> {
       ctx,
       logger,
     });
+    const ports = `${services} service ports x ${ENDPOINTS} endpoints`;
     let t = performance.now();
     await proxier.start();
-    report.record(
-      `${SERVICES} service ports x ${ENDPOINTS} endpoints`,
-      'first sync',
-      performance.now() - t,
-      'ms',
-    );
-    report.record(
-      `${SERVICES} service ports x ${ENDPOINTS} endpoints`,
-      'flows installed',
-      flows.size,
-      'flows',
-    );
+    report.record(ports, 'first sync', performance.now() - t, 'ms');
+    report.record(ports, 'flows installed', flows.size, 'flows');
     const samples: number[] = [];
     const scaledUp = new Set<number>();
     for (let r = 0; r < ROUNDS; r++) {
       // Service r gets a 4th endpoint, or loses it when the rounds wrap around.
-      const i = r % SERVICES;
+      const i = r % services;
       const extra = scaledUp.has(i) ? 0 : 1;
       if (extra) scaledUp.add(i);
       else scaledUp.delete(i);
@@ -113,13 +106,21 @@ async function main(): Promise<void> {
       await proxier.idle();
       samples.push(performance.now() - t);
     }
-    report.recordPercentiles('one endpoint added or removed', samples, { p50: 50, p95: 95, max: 100 }, 'ms');
+    report.recordPercentiles(
+      `${services} ports: one endpoint added or removed`,
+      samples,
+      { p50: 50, p95: 95, max: 100 },
+      'ms',
+    );
   } finally {
-    report.finish(`bench:proxier (userspace OVS; ${SERVICES} Services; 2 shared cores: noisy)`);
     await proxier?.stop();
     await conn.stop();
     await bed.stop();
   }
 }
 
-await main();
+try {
+  for (const n of SIZES) await measure(n);
+} finally {
+  report.finish(`bench:proxier (userspace OVS; ${ROUNDS} endpoint changes per size; 2 shared cores: noisy)`);
+}

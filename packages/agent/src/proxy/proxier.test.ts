@@ -1,3 +1,4 @@
+import { formatFlow, formatGroup } from '@antrea-ts/openflow';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -6,7 +7,8 @@ import { CookieAllocator } from '../openflow/cookie.js';
 import type { OwnerChange } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
 import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
-import { Proxier, type ProxyFlowSink, SERVICE_STATIC_OWNER } from './proxier.js';
+import { SERVICE_PROXY_NAME_LABEL, serviceKey } from './model.js';
+import { Proxier, type ProxierOptions, type ProxyFlowSink, SERVICE_STATIC_OWNER } from './proxier.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
 import { service, slice } from './test-objects.js';
@@ -46,7 +48,13 @@ class ManualSource implements ServiceSource {
 
 const ctx: FlowContext = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
 
-function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }, syncs = true) {
+type ModelOverrides = Pick<ProxierOptions, 'skipServices' | 'serviceProxyName'>;
+
+function setup(
+  initial: { services: V1Service[]; slices: V1EndpointSlice[] },
+  syncs = true,
+  overrides: ModelOverrides = {},
+) {
   const flows = new RecordingFlows();
   const source = new ManualSource(initial, syncs);
   const registry = new Registry();
@@ -57,6 +65,7 @@ function setup(initial: { services: V1Service[]; slices: V1EndpointSlice[] }, sy
     ctx,
     logger: pino({ level: 'silent' }),
     metrics: new ProxyMetrics(registry),
+    ...overrides,
   });
   const h = () => source.handlers as ServiceHandlers;
   return { flows, proxier, h, registry, source };
@@ -180,5 +189,199 @@ describe('Proxier', () => {
     await proxier.idle();
     expect(owners(flows.batches[1])).toEqual([WEB]);
     expect(groupOf(flows.batches[1], WEB)?.buckets).toHaveLength(1);
+  });
+});
+
+/** What the switch holds after every batch so far: owner -> its flows and groups as text. */
+function onSwitch(flows: RecordingFlows): Map<string, string> {
+  const state = new Map<string, string>();
+  for (const batch of flows.batches)
+    for (const [owner, f, groups] of batch) {
+      if (f)
+        state.set(owner, [...f.map((x) => formatFlow(x)), ...(groups ?? []).map(formatGroup)].join('\n'));
+      else state.delete(owner);
+    }
+  return state;
+}
+
+/**
+ * The objects as the API holds them, mirrored into a running proxier event by event; `fromScratch`
+ * is what a proxier started on these objects writes, which the incremental one must have reached.
+ */
+class World {
+  readonly services = new Map<string, V1Service>();
+  readonly slices = new Map<string, V1EndpointSlice>();
+  constructor(
+    private readonly h: () => ServiceHandlers,
+    private readonly overrides: ModelOverrides,
+  ) {}
+  static async start(initial: { services: V1Service[]; slices: V1EndpointSlice[] }, o: ModelOverrides = {}) {
+    const s = setup(initial, true, o);
+    await s.proxier.start();
+    const world = new World(s.h, o);
+    for (const svc of initial.services) world.services.set(keyOf(svc), svc);
+    for (const sl of initial.slices) world.slices.set(keyOf(sl), sl);
+    return { ...s, world };
+  }
+  upsertService(svc: V1Service): void {
+    this.services.set(keyOf(svc), svc);
+    this.h().upsertService(svc);
+  }
+  removeService(key: string): void {
+    this.services.delete(key);
+    this.h().removeService(key);
+  }
+  upsertSlice(sl: V1EndpointSlice): void {
+    this.slices.set(keyOf(sl), sl);
+    this.h().upsertSlice(sl);
+  }
+  removeSlice(key: string): void {
+    this.slices.delete(key);
+    this.h().removeSlice(key);
+  }
+  async fromScratch(): Promise<Map<string, string>> {
+    const fresh = setup(
+      { services: [...this.services.values()], slices: [...this.slices.values()] },
+      true,
+      this.overrides,
+    );
+    await fresh.proxier.start();
+    await fresh.proxier.stop();
+    return onSwitch(fresh.flows);
+  }
+}
+
+const keyOf = (o: V1Service | V1EndpointSlice) => serviceKey(o.metadata?.namespace, o.metadata?.name);
+const API = 'service/default/api/http/TCP';
+const bucketsOf = (flows: RecordingFlows, owner: string) =>
+  flows.batches.flatMap((b) => b.filter(([o]) => o === owner)).at(-1)?.[2]?.[0]?.buckets.length;
+
+describe('Proxier: each sync recomputes only the Services events touched, and misses none', () => {
+  it('a slice relabelled to another Service leaves the first and joins the second', async () => {
+    const { flows, proxier, world } = await World.start({
+      services: [
+        service('web'),
+        service('api', { clusterIP: '10.96.0.12' }),
+        service('db', { clusterIP: '10.96.0.13' }),
+      ],
+      slices: [slice('s1', 'web', [{ ip: '10.10.0.7' }]), slice('s2', 'web', [{ ip: '10.10.0.8' }])],
+    });
+    world.upsertSlice(slice('s1', 'api', [{ ip: '10.10.0.7' }]));
+    await proxier.idle();
+    // Only the two Services the slice left and joined; db was not touched.
+    expect(owners(flows.batches.at(-1)).sort()).toEqual([API, WEB]);
+    expect(bucketsOf(flows, WEB)).toBe(1);
+    expect(bucketsOf(flows, API)).toBe(1);
+    // A slice that loses its label leaves its Service too.
+    const unlabelled = slice('s2', 'web', [{ ip: '10.10.0.8' }]);
+    unlabelled.metadata = { ...unlabelled.metadata, labels: {} };
+    world.upsertSlice(unlabelled);
+    await proxier.idle();
+    expect(bucketsOf(flows, WEB)).toBe(0);
+    expect(onSwitch(flows)).toEqual(await world.fromScratch());
+  });
+
+  it('a Service deleted while its slices remain goes, and comes back with their endpoints', async () => {
+    const { flows, proxier, world } = await World.start({
+      services: [service('web'), service('api', { clusterIP: '10.96.0.12' })],
+      slices: [slice('s1', 'web', [{ ip: '10.10.0.7' }])],
+    });
+    world.removeService('default/web');
+    await proxier.idle();
+    expect(owners(flows.batches.at(-1))).toEqual([`${WEB} (removed)`]);
+    // Its slice changes while the Service is away: nothing to write.
+    world.upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.0.9' }]));
+    await proxier.idle();
+    expect(flows.batches).toHaveLength(2);
+    world.upsertService(service('web'));
+    await proxier.idle();
+    expect(owners(flows.batches.at(-1))).toEqual([WEB]);
+    expect(bucketsOf(flows, WEB)).toBe(2);
+    expect(onSwitch(flows)).toEqual(await world.fromScratch());
+    expect(proxier.installed().sort()).toEqual([API, WEB]);
+  });
+
+  it('a port renamed in the Service and then in its slice moves to the new owner with its endpoints', async () => {
+    const { flows, proxier, world } = await World.start({
+      services: [service('web')],
+      slices: [slice('s1', 'web', [{ ip: '10.10.0.7' }])],
+    });
+    const RENAMED = 'service/default/web/web/TCP';
+    world.upsertService(service('web', { ports: [{ name: 'web', port: 80, protocol: 'TCP' }] }));
+    await proxier.idle();
+    expect(owners(flows.batches.at(-1)).sort()).toEqual([`${WEB} (removed)`, RENAMED]);
+    // The slice still names the old port: no endpoint matches yet.
+    expect(bucketsOf(flows, RENAMED)).toBe(0);
+    world.upsertSlice(
+      slice('s1', 'web', [{ ip: '10.10.0.7' }], [{ name: 'web', port: 8080, protocol: 'TCP' }]),
+    );
+    await proxier.idle();
+    expect(bucketsOf(flows, RENAMED)).toBe(1);
+    expect(proxier.installed()).toEqual([RENAMED]);
+    expect(onSwitch(flows)).toEqual(await world.fromScratch());
+  });
+
+  it('a Service relabelled to another proxy goes, and returns when the label names this proxy', async () => {
+    const { flows, proxier, world, registry } = await World.start(
+      {
+        services: [
+          service('web', {}, { [SERVICE_PROXY_NAME_LABEL]: 'mine' }),
+          service('api', { clusterIP: '10.96.0.12' }),
+        ],
+        slices: [slice('s1', 'web', [{ ip: '10.10.0.7' }])],
+      },
+      { serviceProxyName: 'mine' },
+    );
+    expect(proxier.installed()).toEqual([WEB]);
+    world.upsertService(service('web', {}, { [SERVICE_PROXY_NAME_LABEL]: 'other' }));
+    await proxier.idle();
+    expect(owners(flows.batches.at(-1))).toEqual([`${WEB} (removed)`]);
+    expect(await registry.metrics()).toMatch(/antrea_proxy_total_services_installed 0/);
+    world.upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.0.8' }]));
+    world.upsertService(service('web', {}, { [SERVICE_PROXY_NAME_LABEL]: 'mine' }));
+    await proxier.idle();
+    expect(bucketsOf(flows, WEB)).toBe(2);
+    expect(onSwitch(flows)).toEqual(await world.fromScratch());
+    const text = await registry.metrics();
+    expect(text).toMatch(/antrea_proxy_total_services_installed 1/);
+    expect(text).toMatch(/antrea_proxy_total_endpoints_installed 2/);
+  });
+
+  it('skipServices: a skipped Service’s events write nothing; a ClusterIP moving onto a skipped IP removes the port', async () => {
+    const { flows, proxier, world } = await World.start(
+      {
+        services: [service('web'), service('api', { clusterIP: '10.96.0.12' })],
+        slices: [slice('s1', 'web', [{ ip: '10.10.0.7' }]), slice('s2', 'api', [{ ip: '10.10.0.8' }])],
+      },
+      { skipServices: ['default/web', '10.96.0.99'] },
+    );
+    expect(proxier.installed()).toEqual([API]);
+    world.upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.0.9' }]));
+    world.upsertService(service('web', { sessionAffinity: 'ClientIP' }));
+    await proxier.idle();
+    expect(flows.batches).toHaveLength(1);
+    world.upsertService(service('api', { clusterIP: '10.96.0.99' }));
+    await proxier.idle();
+    expect(owners(flows.batches.at(-1))).toEqual([`${API} (removed)`]);
+    expect(proxier.installed()).toEqual([]);
+    expect(onSwitch(flows)).toEqual(await world.fromScratch());
+  });
+
+  it('a failed write hands its Services back: the retry writes them even if no event follows', async () => {
+    const { flows, proxier, world } = await World.start({
+      services: [service('web'), service('api', { clusterIP: '10.96.0.12' })],
+      slices: [],
+    });
+    const original = flows.replaceMany.bind(flows);
+    let failures = 1;
+    flows.replaceMany = async (c) => {
+      if (failures-- > 0) throw new Error('switch gone');
+      return original(c);
+    };
+    world.upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }]));
+    world.removeService('default/api');
+    await proxier.idle();
+    expect(owners(flows.batches.at(-1)).sort()).toEqual([`${API} (removed)`, WEB]);
+    expect(onSwitch(flows)).toEqual(await world.fromScratch());
   });
 });

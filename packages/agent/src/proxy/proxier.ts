@@ -5,12 +5,13 @@ import {
   servicePortFlows,
   serviceStaticFlows,
 } from '../openflow/features/service.js';
-import type { FlowCache } from '../openflow/flow-cache.js';
+import type { FlowCache, OwnerChange } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
 import { GroupIdAllocator } from './group-ids.js';
-import { type ModelOptions, SERVICE_NAME_LABEL, serviceKey, servicePortModels } from './model.js';
+import { type ModelOptions, servicePortModels } from './model.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
+import { ServiceStore } from './service-store.js';
 
 /** The part of FlowCache the proxier writes through. */
 export type ProxyFlowSink = Pick<FlowCache, 'replace' | 'replaceMany' | 'pruneGroups'>;
@@ -26,29 +27,37 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly coalesceMs?: number;
 }
 
-/** The key of the Service a slice belongs to (its kubernetes.io/service-name label), if any. */
-const serviceOfSlice = (slice: V1EndpointSlice): string | undefined => {
-  const name = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
-  return name === undefined ? undefined : serviceKey(slice.metadata?.namespace, name);
-};
-
 /** Owner key of the flows every Node needs once when AntreaProxy is on. */
 export const SERVICE_STATIC_OWNER = 'service';
+
+/** What was last written for one service port. */
+interface AppliedPort {
+  /** Its ServicePortFlowConfig as JSON: equal text, nothing to write. */
+  readonly config: string;
+  readonly endpoints: number;
+}
+
+const endpointsOf = (ports: ReadonlyMap<string, AppliedPort> | undefined): number => {
+  let n = 0;
+  for (const p of ports?.values() ?? []) n += p.endpoints;
+  return n;
+};
 
 /**
  * AntreaProxy's control half (Antrea pkg/agent/proxy): keeps Services and EndpointSlices, and after
  * each burst of changes writes the service ports whose flows or groups differ, one FlowCache batch
- * per sync. Nothing is written before both initial lists are in, so a restart never removes a
- * service port only because its EndpointSlice had not arrived yet.
+ * per sync. A sync recomputes only the Services that events touched since the previous one (the
+ * others keep what was written for them), so its cost follows the change, not the cluster. Nothing
+ * is written before both initial lists are in, so a restart never removes a service port only
+ * because its EndpointSlice had not arrived yet.
  */
 export class Proxier implements ServiceHandlers {
-  private readonly services = new Map<string, V1Service>();
-  private readonly slices = new Map<string, V1EndpointSlice>();
-  /** Service key -> its slices by slice key: each sync looks a Service's slices up, never scans. */
-  private readonly slicesByService = new Map<string, Map<string, V1EndpointSlice>>();
+  private readonly store = new ServiceStore();
   private readonly groupIds = new GroupIdAllocator();
-  /** Owner key -> the config last written for it. */
-  private readonly applied = new Map<string, string>();
+  /** Service key -> its ports on the switch (owner key -> what was written). */
+  private readonly applied = new Map<string, Map<string, AppliedPort>>();
+  private portsInstalled = 0;
+  private endpointsInstalled = 0;
   private readonly log: Logger;
   private isSynced = false;
   private markSynced: () => void = () => undefined;
@@ -98,7 +107,7 @@ export class Proxier implements ServiceHandlers {
 
   /** Service ports currently installed (owner keys). */
   installed(): string[] {
-    return [...this.applied.keys()];
+    return [...this.applied.values()].flatMap((ports) => [...ports.keys()]);
   }
 
   /** Resolves once no change is waiting or being written. */
@@ -108,40 +117,21 @@ export class Proxier implements ServiceHandlers {
   }
 
   upsertService(svc: V1Service): void {
-    this.services.set(serviceKey(svc.metadata?.namespace, svc.metadata?.name), svc);
+    this.store.upsertService(svc);
     this.changed();
   }
 
   removeService(key: string): void {
-    if (this.services.delete(key)) this.changed();
+    if (this.store.removeService(key)) this.changed();
   }
 
   upsertSlice(slice: V1EndpointSlice): void {
-    const key = serviceKey(slice.metadata?.namespace, slice.metadata?.name);
-    this.unindexSlice(key);
-    this.slices.set(key, slice);
-    const svc = serviceOfSlice(slice);
-    if (svc !== undefined) {
-      const forService = this.slicesByService.get(svc) ?? new Map<string, V1EndpointSlice>();
-      forService.set(key, slice);
-      this.slicesByService.set(svc, forService);
-    }
+    this.store.upsertSlice(slice);
     this.changed();
   }
 
   removeSlice(key: string): void {
-    this.unindexSlice(key);
-    if (this.slices.delete(key)) this.changed();
-  }
-
-  /** Forgets a slice's place in the index (its service label may change between versions). */
-  private unindexSlice(key: string): void {
-    const old = this.slices.get(key);
-    const svc = old && serviceOfSlice(old);
-    if (svc === undefined) return;
-    const forService = this.slicesByService.get(svc);
-    forService?.delete(key);
-    if (forService?.size === 0) this.slicesByService.delete(svc);
+    if (this.store.removeSlice(key)) this.changed();
   }
 
   synced(): void {
@@ -178,38 +168,60 @@ export class Proxier implements ServiceHandlers {
     }
   }
 
-  private slicesOf = (svcKey: string): V1EndpointSlice[] => [
-    ...(this.slicesByService.get(svcKey)?.values() ?? []),
-  ];
-
   private async sync(): Promise<void> {
-    const wanted = servicePortModels(this.services.values(), this.slicesOf, this.model);
-    const changes: Parameters<ProxyFlowSink['replaceMany']>[0][number][] = [];
-    const next = new Map<string, string>();
-    let endpoints = 0;
-    for (const [owner, model] of wanted) {
-      const { owner: _, ...rest } = model;
-      const cfg: ServicePortFlowConfig = { ...rest, groupId: this.groupIds.idFor(owner) };
-      const text = JSON.stringify(cfg);
-      next.set(owner, text);
-      endpoints += cfg.endpoints.length;
-      if (this.applied.get(owner) === text) continue;
-      const { flows, groups } = servicePortFlows(this.o.ctx, cfg);
-      changes.push([owner, flows, groups]);
+    const touched = this.store.takeTouched();
+    const changes: OwnerChange[] = [];
+    const next = new Map<string, Map<string, AppliedPort>>();
+    const removed: string[] = [];
+    /** Ports that got a group id in this sync; they give it back if the write fails. */
+    const fresh: string[] = [];
+    for (const svcKey of touched) {
+      const svc = this.store.service(svcKey);
+      const wanted = servicePortModels(svc ? [svc] : [], this.store.slicesOf, this.model);
+      const before = this.applied.get(svcKey);
+      const ports = new Map<string, AppliedPort>();
+      for (const [owner, { owner: _, ...model }] of wanted) {
+        if (!before?.has(owner)) fresh.push(owner);
+        const cfg: ServicePortFlowConfig = { ...model, groupId: this.groupIds.idFor(owner) };
+        const config = JSON.stringify(cfg);
+        ports.set(owner, { config, endpoints: cfg.endpoints.length });
+        if (before?.get(owner)?.config === config) continue;
+        const { flows, groups } = servicePortFlows(this.o.ctx, cfg);
+        changes.push([owner, flows, groups]);
+      }
+      for (const owner of before?.keys() ?? []) {
+        if (wanted.has(owner)) continue;
+        removed.push(owner);
+        changes.push([owner, undefined]);
+      }
+      next.set(svcKey, ports);
     }
-    const removed = [...this.applied.keys()].filter((owner) => !wanted.has(owner));
-    for (const owner of removed) changes.push([owner, undefined]);
-    if (changes.length > 0) await this.o.flows.replaceMany(changes);
+    try {
+      if (changes.length > 0) await this.o.flows.replaceMany(changes);
+    } catch (err) {
+      // Nothing of this batch is applied: its Services are recomputed by the retry.
+      for (const owner of fresh) this.groupIds.release(owner);
+      this.store.touch(touched);
+      throw err;
+    }
     // Ids are freed only once their groups are gone, so no new service port reuses a live group.
     for (const owner of removed) this.groupIds.release(owner);
-    this.applied.clear();
-    for (const [k, v] of next) this.applied.set(k, v);
-    this.o.metrics?.servicesInstalled.set(next.size);
-    this.o.metrics?.endpointsInstalled.set(endpoints);
+    for (const [svcKey, ports] of next) this.record(svcKey, ports);
+    this.o.metrics?.servicesInstalled.set(this.portsInstalled);
+    this.o.metrics?.endpointsInstalled.set(this.endpointsInstalled);
     if (changes.length > 0)
       this.log.info(
         { changed: changes.length - removed.length, removed: removed.length },
         'Service ports synced',
       );
+  }
+
+  /** Makes `ports` what is on the switch for one Service, keeping the totals in step. */
+  private record(svcKey: string, ports: Map<string, AppliedPort>): void {
+    const before = this.applied.get(svcKey);
+    this.portsInstalled += ports.size - (before?.size ?? 0);
+    this.endpointsInstalled += endpointsOf(ports) - endpointsOf(before);
+    if (ports.size > 0) this.applied.set(svcKey, ports);
+    else this.applied.delete(svcKey);
   }
 }
