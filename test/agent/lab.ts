@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import {
   Agent,
   type AgentConfig,
+  type AgentDeps,
   InformerNodeSource,
   KubeAgentInfoWriter,
   makeConfig,
@@ -134,8 +135,16 @@ export async function createLabNode(options: {
   };
 }
 
-/** Starts (or restarts) the agent of a lab Node with fresh clients, as a new agent process would. */
-export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger): Promise<Agent> {
+/**
+ * Starts (or restarts) the agent of a lab Node with fresh clients, as a new agent process would;
+ * `extra` adds optional dependencies (e.g. `services` for AntreaProxy).
+ */
+export async function startAgent(
+  n: LabNode,
+  kube: KubeCluster,
+  logger: Logger,
+  extra: Partial<Pick<AgentDeps, 'services'>> = {},
+): Promise<Agent> {
   const ovsdb = new OvsdbRpcClient({ endpoint: `unix:${n.node.ovs.dbSocket}`, logger });
   await ovsdb.start();
   const of = new OfConnection({ socketPath: n.node.ovs.bridgeMgmtSocket(n.config.bridgeName), logger });
@@ -162,6 +171,7 @@ export async function startAgent(n: LabNode, kube: KubeCluster, logger: Logger):
     },
     randomBytes,
     netnsExists: netnsPathExists,
+    ...extra,
   });
   Object.assign(n, { agent, ovsdb, of, nodes });
   await agent.start();

@@ -423,6 +423,11 @@ export class Agent {
           .then(() => flows.deleteByCookie(policyCookie, ROUND_MASK | CATEGORY_MASK));
       }
     }
+    // 5b. Without AntreaProxy no owner holds a group, but a previous run with it on left its Service
+    //     groups (their flows went with its round; groups carry no cookie): delete them. With it,
+    //     the proxier pruned after its first sync.
+    if (!this.proxier)
+      await flows.pruneGroups().catch((err: unknown) => this.log.warn({ err }, 'stale groups not removed'));
     await persistRound(deps.bridges, config, bridge.round);
 
     // After ovs-vswitchd restarts it has no flows, and a netdev gateway may have lost its address.
