@@ -42,6 +42,8 @@ interface AgentConfFile {
     proxyAll?: boolean;
     serviceProxyName?: string;
   };
+  dnsServerOverride?: string;
+  fqdnCacheMinTTL?: number;
 }
 
 function port(value: string): number {
@@ -160,6 +162,8 @@ export function loadOptions(
     proxyAll: proxy.proxyAll ?? DEFAULT_CONFIG.antreaProxy.proxyAll,
     serviceProxyName: proxy.serviceProxyName ?? DEFAULT_CONFIG.antreaProxy.serviceProxyName,
   });
+  set('dnsServerOverride', file.dnsServerOverride);
+  set('fqdnCacheMinTTL', file.fqdnCacheMinTTL);
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
   return Object.freeze({
     agent,

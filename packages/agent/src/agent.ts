@@ -30,6 +30,7 @@ import type { CommandRunner } from './net/command-runner.js';
 import { HostNetwork } from './net/host-network.js';
 import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
 import type { ControllerConnection } from './networkpolicy/controller-connection.js';
+import { dnsResolver } from './networkpolicy/fqdn/dns-resolver.js';
 import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
 import { PacketInHandler } from './networkpolicy/packet-in-handler.js';
 import {
@@ -355,6 +356,7 @@ export class Agent {
         bridge: deps.packetIn,
         logger: this.log,
         onLog: (pi: PacketIn2) => this.policy?.logPacket(pi),
+        onDns: (pi: PacketIn2) => this.policy?.onDnsResponse(pi) ?? Promise.resolve(true),
         ...(traceflow ? { onTraceflow: (pi: PacketIn2) => void traceflow.handlePacketIn(pi) } : {}),
       });
       this.packetIns.start();
@@ -379,6 +381,10 @@ export class Agent {
         logger: this.log,
         ...(deps.policyStatsIntervalMs !== undefined ? { statsIntervalMs: deps.policyStatsIntervalMs } : {}),
         ...(deps.policyAuditLog ? { auditLog: deps.policyAuditLog } : {}),
+        fqdn: {
+          minTtlSeconds: config.fqdnCacheMinTTL,
+          resolve: dnsResolver(config.dnsServerOverride || undefined),
+        },
       });
       this.policy = policy;
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());

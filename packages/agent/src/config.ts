@@ -65,6 +65,13 @@ export interface AgentConfig {
   readonly disableTxChecksumOffload: boolean;
   /** AntreaProxy (antrea-agent.conf `antreaProxy`): ClusterIP Services load-balanced in OVS. */
   readonly antreaProxy: AntreaProxyConfig;
+  /**
+   * FQDN policies: the DNS server (`ip` or `ip:port`) the agent resolves the policies' exact FQDNs
+   * with (Antrea's `dnsServerOverride`); empty: the Node's /etc/resolv.conf.
+   */
+  readonly dnsServerOverride: string;
+  /** FQDN policies: resolved addresses are kept at least this many seconds (Antrea's `fqdnCacheMinTTL`). */
+  readonly fqdnCacheMinTTL: number;
 }
 
 /** Antrea's `antreaProxy` keys this agent honours. */
@@ -97,6 +104,8 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   cniConfDir: undefined,
   disableTxChecksumOffload: false,
   antreaProxy: Object.freeze({ enable: true, skipServices: [], proxyAll: false, serviceProxyName: '' }),
+  dnsServerOverride: '',
+  fqdnCacheMinTTL: 0,
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {

@@ -26,6 +26,8 @@ export const AGENT_ERROR_CODES = [
   'AGENT_TRACEFLOW_INVALID',
   /** A SupportBundleCollection's bundle could not be uploaded (unsupported scheme, server refused). */
   'AGENT_BUNDLE_UPLOAD_FAILED',
+  /** A DNS message (intercepted response or the agent's own query) could not be parsed. */
+  'AGENT_DNS_MALFORMED',
   /** The component was stopped while an operation waited. */
   'AGENT_STOPPED',
 ] as const;

@@ -72,6 +72,8 @@ export interface OpenFlowBridgeClient {
   deleteMeter(meterId: number): Promise<void>;
   deleteFlowsByCookie(cookie: bigint, cookieMask: bigint, table?: number): Promise<void>;
   sendPacketOut(po: PacketOut): Promise<void>;
+  /** Continues a packet paused by controller(pause) (optional: fakes without pause support omit it). */
+  resume?(pi: PacketIn2): Promise<void>;
   on(event: 'packetIn', listener: (pi: PacketIn2) => void): this;
   on(event: 'reconnected' | 'disconnected', listener: () => void): this;
 }

@@ -1,5 +1,5 @@
 import { decodeControlplaneObject, type GroupMember, type NetworkPolicy } from '@antrea-ts/apis';
-import type { FlowMod, FlowStats } from '@antrea-ts/openflow';
+import { type FlowMod, type FlowStats, formatFlow, type PacketIn2 } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { PodInterface } from '../cniserver/interface-store.js';
@@ -8,6 +8,7 @@ import { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
 import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
 import type { ControllerConnection } from './controller-connection.js';
+import { DNS_TYPE, encodeDnsMessage } from './fqdn/dns-message.js';
 import { NetworkPolicyController } from './network-policy-controller.js';
 
 const logger = pino({ level: 'silent' });
@@ -184,6 +185,75 @@ describe('NetworkPolicyController', () => {
       s.networkPolicies[0]!.trafficStats;
     expect(stats(sums[0]!)).toEqual({ packets: 12, bytes: 1148, sessions: 2 });
     expect(stats(sums[1]!)).toEqual({ packets: 5, bytes: 474, sessions: 1 });
+    await c.stop();
+  });
+});
+
+describe('NetworkPolicyController: FQDN peers', () => {
+  const acnp: NetworkPolicy = {
+    metadata: { name: 'uid-f', generation: 1 },
+    rules: [
+      {
+        direction: 'Out',
+        to: { fqdns: ['*.Test.example'] },
+        priority: 0,
+        action: 'Allow',
+        enableLogging: false,
+      },
+      {
+        direction: 'Out',
+        to: { ipBlocks: [{ cidr: { ip: v4('0.0.0.0'), prefixLength: 0 } }] },
+        priority: 1,
+        action: 'Drop',
+        enableLogging: false,
+      },
+    ],
+    appliedToGroups: ['atg'],
+    tierPriority: 250,
+    priority: 1,
+    sourceRef: { type: 'AntreaClusterNetworkPolicy', name: 'fqdn', uid: 'uid-f' },
+  };
+  const dnsFrame = (name: string, ip: string) => {
+    const dns = encodeDnsMessage({
+      id: 1,
+      response: true,
+      rcode: 0,
+      questions: [{ name, type: DNS_TYPE.A }],
+      answers: [{ name, type: DNS_TYPE.A, ttl: 60, data: ip }],
+    });
+    const head = Buffer.alloc(42);
+    head.writeUInt16BE(0x0800, 12);
+    head[14] = 0x45;
+    head.writeUInt16BE(28 + dns.length, 16);
+    head[23] = 17;
+    head.writeUInt16BE(53, 34);
+    return Buffer.concat([head, dns]);
+  };
+  const flowsOf = (mods: readonly FlowMod[]) =>
+    mods.filter((m) => m.command === 'ADD').map((m) => formatFlow(m));
+
+  it("intercepts DNS answers to the rule's Pods and allows a learned address before the answer goes on", async () => {
+    const { sw, c } = setup();
+    c.replace('networkpolicies', [acnp]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    c.replace('addressgroups', []);
+    await c.waitSynced();
+    const first = flowsOf(sw.bundles[0]!);
+    // The Pod's DNS replies (UDP and TCP) pause to the agent; no address is allowed yet.
+    expect(first.filter((f) => f.includes('controller(') && f.includes('pause'))).toHaveLength(2);
+    expect(first.some((f) => f.includes('nw_dst=198.51.100.7'))).toBe(false);
+
+    const before = sw.bundles.length;
+    const ok = await c.onDnsResponse({ packet: dnsFrame('a.test.example', '198.51.100.7') } as PacketIn2);
+    expect(ok).toBe(true);
+    // The answer went on only after the bundle with the learned address.
+    expect(sw.bundles.length).toBe(before + 1);
+    expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.7'))).toBe(true);
+    // A name the rule does not select adds nothing.
+    expect(await c.onDnsResponse({ packet: dnsFrame('a.other.example', '198.51.100.8') } as PacketIn2)).toBe(
+      true,
+    );
+    expect(sw.bundles.length).toBe(before + 1);
     await c.stop();
   });
 });

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { AgentError } from '../errors.js';
 import { CATEGORY_MASK, CATEGORY_SHIFT, CookieCategory } from '../openflow/cookie.js';
+import { dnsInterceptFlows } from '../openflow/features/dns-interception.js';
 import {
   conjIdOfCookie,
   conjunctionFlows,
@@ -29,7 +30,10 @@ import {
   type PolicyResource,
   type PolicyWatchSink,
 } from './controller-watch.js';
-import { RuleCache } from './rule-cache.js';
+import type { ResolvedAddress } from './fqdn/dns-message.js';
+import { FqdnCache } from './fqdn/fqdn-cache.js';
+import { FqdnController } from './fqdn/fqdn-controller.js';
+import { type CompletedRule, RuleCache } from './rule-cache.js';
 import { ConjIdAllocator, computePolicyFlows, type RealizedRule } from './rule-flows.js';
 
 /** The FlowCache owner of every policy flow: one owner, so one update is one diff and one bundle. */
@@ -50,6 +54,12 @@ export interface NetworkPolicyControllerOptions {
   /** Where audit-log lines of rules with enableLogging go (one line, no newline). */
   readonly auditLog?: (line: string) => void;
   readonly now?: () => Date;
+  /** FQDN peers: the minimum time an address is kept, the agent's own lookups of exact names. */
+  readonly fqdn?: {
+    readonly minTtlSeconds?: number;
+    readonly resolve?: (name: string) => Promise<ResolvedAddress[]>;
+    readonly realizeTimeoutMs?: number;
+  };
 }
 
 interface Counters {
@@ -84,6 +94,12 @@ export class NetworkPolicyController implements PolicyWatchSink {
   private syncWaiters: Array<() => void> = [];
   /** Number of completed realizations (for tests and metrics). */
   realizations = 0;
+  /** Realizations asked for by realizeNow(), and the waiters for them. */
+  private requested = 0;
+  private realizeWaiters: Array<{ gen: number; resolve: (ok: boolean) => void }> = [];
+  /** FQDN peers: the addresses DNS answers gave the names that rules select. */
+  readonly fqdnCache: FqdnCache;
+  private readonly fqdn: FqdnController;
 
   constructor(private readonly options: NetworkPolicyControllerOptions) {
     this.log = options.logger.child({ component: 'networkpolicy' });
@@ -93,6 +109,18 @@ export class NetworkPolicyController implements PolicyWatchSink {
       sink: this,
       logger: options.logger,
       ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+    });
+    this.fqdnCache = new FqdnCache({
+      ...(options.fqdn?.minTtlSeconds !== undefined ? { minTtlSeconds: options.fqdn.minTtlSeconds } : {}),
+    });
+    this.fqdn = new FqdnController({
+      cache: this.fqdnCache,
+      realize: () => this.realizeNow(),
+      logger: options.logger,
+      ...(options.fqdn?.resolve ? { resolve: options.fqdn.resolve } : {}),
+      ...(options.fqdn?.realizeTimeoutMs !== undefined
+        ? { realizeTimeoutMs: options.fqdn.realizeTimeoutMs }
+        : {}),
     });
   }
 
@@ -115,8 +143,10 @@ export class NetworkPolicyController implements PolicyWatchSink {
     if (this.stopped) return;
     this.stopped = true;
     this.watch.stop();
+    this.fqdn.stop();
     if (this.statsTimer) clearInterval(this.statsTimer);
     await this.running;
+    for (const w of this.realizeWaiters.splice(0)) w.resolve(false);
     this.options.connection.close();
   }
 
@@ -129,6 +159,27 @@ export class NetworkPolicyController implements PolicyWatchSink {
   waitSynced(): Promise<void> {
     if (this.everSynced && !this.running) return Promise.resolve();
     return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  /**
+   * Realizes the policies again (e.g. FQDN addresses changed); resolves once a realization that
+   * started after the call has finished: true when it succeeded. Before the initial state of every
+   * resource is in, it waits for that.
+   */
+  realizeNow(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    const gen = ++this.requested;
+    const done = new Promise<boolean>((resolve) => this.realizeWaiters.push({ gen, resolve }));
+    this.schedule();
+    return done;
+  }
+
+  /**
+   * An intercepted DNS response (paused by the switch): resolves true when it may go on to the Pod,
+   * after the rules its answers changed are realized.
+   */
+  onDnsResponse(pi: PacketIn2): Promise<boolean> {
+    return this.fqdn.onDnsResponse(pi.packet);
   }
 
   /** The local Pods changed (CNI ADD/DEL). */
@@ -194,15 +245,19 @@ export class NetworkPolicyController implements PolicyWatchSink {
 
   private async realize(): Promise<void> {
     const started = performance.now();
+    const gen = this.requested;
     const rules = this.cache.rules();
     let flows: Flow[];
     let failure: string | undefined;
     try {
-      const computed = computePolicyFlows(rules, this.ids);
+      const fqdnRules = rules.filter((r) => r.peer.fqdns.length > 0 && r.appliedTo.length > 0);
+      this.fqdn.setSelectors(fqdnRules.flatMap((r) => r.peer.fqdns));
+      const computed = computePolicyFlows(rules, this.ids, (patterns) => this.fqdnCache.addresses(patterns));
       flows = [
         ...policyBaseFlows(this.options.ctx),
         ...conjunctionFlows(this.options.ctx, computed.conjunctions),
         ...isolationFlows(this.options.ctx, computed.isolation),
+        ...dnsInterceptFlows(this.options.ctx, fqdnPodPorts(fqdnRules)),
       ];
       await this.options.flows.replace(POLICY_FLOW_OWNER, flows);
       this.realized = computed.realized;
@@ -223,6 +278,8 @@ export class NetworkPolicyController implements PolicyWatchSink {
       flows = [];
     }
     this.realizations++;
+    for (const w of this.realizeWaiters.filter((x) => x.gen <= gen)) w.resolve(failure === undefined);
+    this.realizeWaiters = this.realizeWaiters.filter((x) => x.gen > gen);
     const first = !this.everSynced;
     this.everSynced = true;
     this.log.info(
@@ -385,4 +442,9 @@ export class NetworkPolicyController implements PolicyWatchSink {
     const status = await this.options.connection.post(`${BASE}/nodestatssummaries`, body);
     if (status >= 300) this.log.warn({ status }, 'controller refused NodeStatsSummary');
   }
+}
+
+/** The ports of the local Pods whose DNS responses are intercepted: those with FQDN egress rules. */
+function fqdnPodPorts(rules: readonly CompletedRule[]): number[] {
+  return rules.flatMap((r) => r.appliedTo.map((a) => a.pod.ofport));
 }

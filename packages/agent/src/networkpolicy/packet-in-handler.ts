@@ -1,5 +1,6 @@
 import { OFPP, type OpenFlowBridgeClient, type PacketIn2 } from '@antrea-ts/openflow';
 import type { Logger } from 'pino';
+import { DNS_PACKET_IN_OP } from '../openflow/features/dns-interception.js';
 import { LOG_PACKET_IN_OP, REJECT_PACKET_IN_OP } from '../openflow/features/network-policy.js';
 import { TRACEFLOW_PACKET_IN_OP } from '../openflow/features/traceflow.js';
 import { rejectReply } from './reject-packet.js';
@@ -14,6 +15,12 @@ export interface PacketInHandlerOptions {
   readonly onLog?: (pi: PacketIn2) => void;
   /** A tagged Traceflow packet reached an observation point (not rate limited: one per Node and tag). */
   readonly onTraceflow?: (pi: PacketIn2) => void;
+  /**
+   * A paused DNS response to a Pod with FQDN rules: resolves true when it may continue (it is then
+   * resumed), false to drop it. Not rate limited: every paused packet must be resumed or dropped.
+   * Without it, DNS responses are resumed at once.
+   */
+  readonly onDns?: (pi: PacketIn2) => Promise<boolean>;
 }
 
 /**
@@ -73,8 +80,22 @@ export class PacketInHandler {
     return true;
   }
 
+  private async continueDns(pi: PacketIn2): Promise<void> {
+    const deliver = this.options.onDns ? await this.options.onDns(pi).catch(() => true) : true;
+    if (!deliver) return;
+    try {
+      await this.options.bridge.resume?.(pi);
+    } catch (err) {
+      this.log.debug({ err }, 'resuming a DNS response failed');
+    }
+  }
+
   private async onPacketIn(pi: PacketIn2): Promise<void> {
     const op = pi.userdata?.[0] ?? 0;
+    if (op & DNS_PACKET_IN_OP) {
+      await this.continueDns(pi);
+      return;
+    }
     if (op & TRACEFLOW_PACKET_IN_OP) {
       this.options.onTraceflow?.(pi);
       return;

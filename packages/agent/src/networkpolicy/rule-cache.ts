@@ -41,6 +41,8 @@ export interface CompletedRule {
   readonly peer: {
     readonly ipBlocks: NonNullable<NetworkPolicyRule['from']>['ipBlocks'];
     readonly members: readonly GroupMember[];
+    /** FQDN patterns (egress only); their addresses come from the agent's DNS cache. */
+    readonly fqdns: readonly string[];
     /** No peer at all: a K8s isolation-only rule, which selects no traffic. */
     readonly none: boolean;
   };
@@ -158,9 +160,12 @@ export class RuleCache {
           peer: {
             ipBlocks: peerSpec?.ipBlocks ?? [],
             members: [...members.values()],
+            fqdns: rule.direction === 'Out' ? (peerSpec?.fqdns ?? []) : [],
             none:
               !peerSpec ||
-              ((peerSpec.addressGroups?.length ?? 0) === 0 && (peerSpec.ipBlocks?.length ?? 0) === 0),
+              ((peerSpec.addressGroups?.length ?? 0) === 0 &&
+                (peerSpec.ipBlocks?.length ?? 0) === 0 &&
+                (peerSpec.fqdns?.length ?? 0) === 0),
           },
           appliedTo: [...applied.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v),
           services: rule.services ?? [],

@@ -100,9 +100,17 @@ function memberIntervals(members: readonly GroupMember[]): Interval[] {
   return out;
 }
 
-function splitRule(rule: CompletedRule): RulePart[] {
+/** The addresses FQDN patterns stand for now (the agent's DNS cache). */
+export type FqdnAddresses = (patterns: readonly string[]) => readonly string[];
+
+function splitRule(rule: CompletedRule, fqdnAddresses: FqdnAddresses | undefined): RulePart[] {
   const named = rule.services.some((s) => typeof s.port === 'string');
-  const blockIntervals = (rule.peer.ipBlocks ?? []).flatMap(ipBlockIntervals);
+  // FQDN addresses are like ipBlocks: no Pods behind them, so only numeric ports apply.
+  const fqdnIps = rule.peer.fqdns.length > 0 && fqdnAddresses ? fqdnAddresses(rule.peer.fqdns) : [];
+  const blockIntervals = [
+    ...(rule.peer.ipBlocks ?? []).flatMap(ipBlockIntervals),
+    ...memberIntervals([{ ips: fqdnIps.map((ip) => Uint8Array.from(ip.split('.').map(Number))) }]),
+  ];
   const ofports = rule.appliedTo.map((a) => a.pod.ofport);
   if (rule.services.length === 0) {
     return [
@@ -231,6 +239,7 @@ function appliedToClause(r: CompletedRule, ofports: readonly number[]): MatchSpe
 export function computePolicyFlows(
   rules: readonly CompletedRule[],
   ids: ConjIdAllocator,
+  fqdnAddresses?: FqdnAddresses,
 ): ComputedPolicyFlows {
   const conjunctions: ConjunctionSpec[] = [];
   const realized: RealizedRule[] = [];
@@ -275,7 +284,7 @@ export function computePolicyFlows(
     const priority = r.k8s ? POLICY_PRIORITY.k8sClause : priorityOf.get(r)!;
     const actionPriority = r.k8s ? POLICY_PRIORITY.k8sAction : priority;
     const conjIds: number[] = [];
-    for (const part of splitRule(r)) {
+    for (const part of splitRule(r, fqdnAddresses)) {
       if (part.ofports.length === 0) continue;
       const everything = isEverything(part.peerIntervals);
       const cidrs = everything ? [] : intervalsToCidrs(part.peerIntervals);
