@@ -14,6 +14,7 @@ import { cachedBinDir, poll, run } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEgressPolicy } from './fqdn/cluster-policy.js';
 import { DnsResponder, type ZoneEntry } from './fqdn/dns-responder.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -134,35 +135,24 @@ describe.skipIf(!isRoot)('FQDN egress policies on the lab', () => {
     await dnsServer.start();
     await lab.createPod({ namespace: NS, name: 'client', node: NODE, labels: { app: 'client' } });
     await lab.createPod({ namespace: NS, name: 'bystander', node: NODE, labels: { app: 'bystander' } });
-    await lab.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'crd.antrea.io/v1beta1',
-        kind: 'ClusterNetworkPolicy',
-        metadata: { name: 'fqdn-egress' },
-        spec: {
-          priority: 5,
-          appliedTo: [{ podSelector: { matchLabels: { app: 'client' } } }],
-          egress: [
-            {
-              name: 'dns',
-              action: 'Allow',
-              to: [{ ipBlock: { cidr: `${DNS_SERVER}/32` } }],
-              ports: [
-                { protocol: 'UDP', port: 53 },
-                { protocol: 'TCP', port: 53 },
-              ],
-            },
-            {
-              name: 'fqdn',
-              action: 'Allow',
-              to: [{ fqdn: '*.Test.example' }, { fqdn: 'EXACT.example.org' }],
-              ports: [{ protocol: 'TCP', port: PORT }],
-            },
-            { name: 'rest', action: 'Drop', to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] },
-          ],
-        },
-      }),
-    });
+    await applyEgressPolicy(lab, 'fqdn-egress', 'client', [
+      {
+        name: 'dns',
+        action: 'Allow',
+        to: [{ ipBlock: { cidr: `${DNS_SERVER}/32` } }],
+        ports: [
+          { protocol: 'UDP', port: 53 },
+          { protocol: 'TCP', port: 53 },
+        ],
+      },
+      {
+        name: 'fqdn',
+        action: 'Allow',
+        to: [{ fqdn: '*.Test.example' }, { fqdn: 'EXACT.example.org' }],
+        ports: [{ protocol: 'TCP', port: PORT }],
+      },
+      { name: 'rest', action: 'Drop', to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] },
+    ]);
     // The Drop rule is realized once a never-resolved address stops answering.
     await poll('policy realized', async () => (await connect(IP.never)) === 'timeout', {
       timeoutMs: 60_000,
