@@ -41,3 +41,14 @@ describe('antrea-agent options: antreaProxy', () => {
     );
   });
 });
+
+describe('antrea-agent options: FQDN policies', () => {
+  it("reads Antrea's dnsServerOverride and fqdnCacheMinTTL, defaulting to none and 0", () => {
+    expect(withConf('ovsBridge: br-int\n').agent).toMatchObject({
+      dnsServerOverride: '',
+      fqdnCacheMinTTL: 0,
+    });
+    const o = withConf('dnsServerOverride: 10.96.0.10:53\nfqdnCacheMinTTL: 30\n');
+    expect(o.agent).toMatchObject({ dnsServerOverride: '10.96.0.10:53', fqdnCacheMinTTL: 30 });
+  });
+});
