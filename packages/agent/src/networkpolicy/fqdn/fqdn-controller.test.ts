@@ -114,3 +114,19 @@ describe('FqdnController', () => {
     c.stop();
   });
 });
+
+describe('FqdnController timers', () => {
+  it('waits out TTLs longer than a timer can hold without firing early', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { c, cache, realize } = setup({});
+    const expire = vi.spyOn(cache, 'expire');
+    c.setSelectors(['*.test.example']);
+    await c.onDnsResponse(udpFrame('a.test.example', '10.0.0.1', 0x7fffffff)); // ~68 years
+    await vi.advanceTimersByTimeAsync(60_000);
+    // A delay past 2^31-1 ms would fire at once (Node's rule), again and again.
+    expect(expire).not.toHaveBeenCalled();
+    expect(realize).toHaveBeenCalledTimes(1);
+    expect(cache.addresses(['*.test.example'])).toEqual(['10.0.0.1']);
+    c.stop();
+  });
+});

@@ -10,6 +10,15 @@ const RETRY_MIN_MS = 5_000;
 const RETRY_MAX_MS = 300_000;
 /** Re-query an exact name that resolved to nothing this often. */
 const EMPTY_REQUERY_MS = 60_000;
+/** The longest delay a Node timer holds; a longer one fires at once (TTLs go up to 2^31-1 s). */
+const MAX_TIMER_MS = 0x7fffffff;
+
+/** A timer for `ms` (clamped to what a timer can hold) that does not keep the process alive. */
+function timer(ms: number, fn: () => void): NodeJS.Timeout {
+  const t = setTimeout(fn, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
+  t.unref();
+  return t;
+}
 
 export interface FqdnControllerOptions {
   readonly cache: FqdnCache;
@@ -131,27 +140,22 @@ export class FqdnController {
     this.expiryTimer = undefined;
     this.expiryAt = next;
     if (next === undefined) return;
-    this.expiryTimer = setTimeout(
-      () => {
-        this.expiryTimer = undefined;
-        this.expiryAt = undefined;
-        if (this.options.cache.expire()) {
-          this.log.debug('FQDN addresses expired; realizing rules');
-          void this.options.realize();
-        }
-        this.scheduleExpiry();
-      },
-      Math.max(0, next - this.now()),
-    );
-    this.expiryTimer.unref();
+    this.expiryTimer = timer(next - this.now(), () => {
+      this.expiryTimer = undefined;
+      this.expiryAt = undefined;
+      // A clamped timer can fire before anything is due: expire() then removes nothing.
+      if (this.options.cache.expire()) {
+        this.log.debug('FQDN addresses expired; realizing rules');
+        void this.options.realize();
+      }
+      this.scheduleExpiry();
+    });
   }
 
   private scheduleQuery(name: string, delayMs: number, failures: number): void {
     const previous = this.queries.get(name);
     if (previous) clearTimeout(previous.timer);
-    const timer = setTimeout(() => void this.query(name, failures), delayMs);
-    timer.unref();
-    this.queries.set(name, { timer, failures });
+    this.queries.set(name, { timer: timer(delayMs, () => void this.query(name, failures)), failures });
   }
 
   private async query(name: string, failures: number): Promise<void> {
@@ -167,7 +171,7 @@ export class FqdnController {
       }
       // Ask again when the first address expires (a lookup then refreshes or replaces it).
       const expiry = this.options.cache.nameExpiry(name);
-      this.scheduleQuery(name, expiry === undefined ? EMPTY_REQUERY_MS : Math.max(0, expiry - this.now()), 0);
+      this.scheduleQuery(name, expiry === undefined ? EMPTY_REQUERY_MS : expiry - this.now(), 0);
     } catch (err) {
       if (this.stopped || !this.queries.has(name)) return;
       const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** failures);
