@@ -256,4 +256,15 @@ describe('NetworkPolicyController: FQDN peers', () => {
     expect(sw.bundles.length).toBe(before + 1);
     await c.stop();
   });
+  it('holds an answer that arrives before the first realization until it, then learns it', async () => {
+    const { sw, c } = setup();
+    const answered = c.onDnsResponse({ packet: dnsFrame('a.test.example', '198.51.100.9') } as PacketIn2);
+    await new Promise((r) => setTimeout(r, 10));
+    c.replace('networkpolicies', [acnp]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    c.replace('addressgroups', []);
+    expect(await answered).toBe(true);
+    expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.9'))).toBe(true);
+    await c.stop();
+  });
 });

@@ -32,7 +32,7 @@ import {
 } from './controller-watch.js';
 import type { ResolvedAddress } from './fqdn/dns-message.js';
 import { FqdnCache } from './fqdn/fqdn-cache.js';
-import { FqdnController } from './fqdn/fqdn-controller.js';
+import { FqdnController, RULE_REALIZATION_TIMEOUT_MS } from './fqdn/fqdn-controller.js';
 import { type CompletedRule, RuleCache } from './rule-cache.js';
 import { ConjIdAllocator, computePolicyFlows, type RealizedRule } from './rule-flows.js';
 
@@ -178,7 +178,19 @@ export class NetworkPolicyController implements PolicyWatchSink {
    * An intercepted DNS response (paused by the switch): resolves true when it may go on to the Pod,
    * after the rules its answers changed are realized.
    */
-  onDnsResponse(pi: PacketIn2): Promise<boolean> {
+  async onDnsResponse(pi: PacketIn2): Promise<boolean> {
+    // Until the first realization no rule selects a name (after an agent restart the previous
+    // run's interception flows are still in): wait for it, briefly, so the answer is learned.
+    if (!this.everSynced) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.waitSynced(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, RULE_REALIZATION_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     return this.fqdn.onDnsResponse(pi.packet);
   }
 
