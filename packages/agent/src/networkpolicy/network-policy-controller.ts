@@ -96,6 +96,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
   realizations = 0;
   /** Realizations asked for by realizeNow(), and the waiters for them. */
   private requested = 0;
+  private lastRealizationOk = true;
   private realizeWaiters: Array<{ gen: number; resolve: (ok: boolean) => void }> = [];
   /** FQDN peers: the addresses DNS answers gave the names that rules select. */
   readonly fqdnCache: FqdnCache;
@@ -116,6 +117,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
     this.fqdn = new FqdnController({
       cache: this.fqdnCache,
       realize: () => this.realizeNow(),
+      lastRealizationOk: () => this.lastRealizationOk,
       logger: options.logger,
       ...(options.fqdn?.resolve ? { resolve: options.fqdn.resolve } : {}),
       ...(options.fqdn?.realizeTimeoutMs !== undefined
@@ -290,6 +292,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
       flows = [];
     }
     this.realizations++;
+    this.lastRealizationOk = failure === undefined;
     for (const w of this.realizeWaiters.filter((x) => x.gen <= gen)) w.resolve(failure === undefined);
     this.realizeWaiters = this.realizeWaiters.filter((x) => x.gen > gen);
     const first = !this.everSynced;

@@ -28,12 +28,14 @@ function udpFrame(name: string, ip: string, ttl: number): Buffer {
 function setup(opts: {
   realize?: () => Promise<boolean>;
   resolve?: (n: string) => Promise<ResolvedAddress[]>;
+  lastRealizationOk?: () => boolean;
 }) {
   const cache = new FqdnCache();
   const realize = vi.fn(opts.realize ?? (async () => true));
   const c = new FqdnController({
     cache,
     realize,
+    ...(opts.lastRealizationOk ? { lastRealizationOk: opts.lastRealizationOk } : {}),
     logger,
     realizeTimeoutMs: 50,
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
@@ -71,6 +73,19 @@ describe('FqdnController', () => {
     expect(c.counts.unparsable).toBe(2);
     expect(await c.onDnsResponse(udpFrame('a.test.example', '10.0.0.1', 60))).toBe(false);
     expect(c.counts.dropped).toBe(1);
+    c.stop();
+  });
+
+  it('after a failed realization, a known answer also waits for a new one (as Antrea)', async () => {
+    let ok = true;
+    const { c, realize } = setup({ lastRealizationOk: () => ok, realize: async () => ok });
+    c.setSelectors(['*.test.example']);
+    await c.onDnsResponse(udpFrame('a.test.example', '10.0.0.1', 60));
+    ok = false;
+    expect(await c.onDnsResponse(udpFrame('a.test.example', '10.0.0.1', 60))).toBe(false);
+    ok = true;
+    expect(await c.onDnsResponse(udpFrame('a.test.example', '10.0.0.1', 60))).toBe(true);
+    expect(realize).toHaveBeenCalledTimes(2);
     c.stop();
   });
 

@@ -24,6 +24,8 @@ export interface FqdnControllerOptions {
   readonly cache: FqdnCache;
   /** Realizes the policies again; resolves true once the flows reflect the cache (false: failed). */
   readonly realize: () => Promise<boolean>;
+  /** Whether the last realization succeeded (after a failure every answer waits for a new one). */
+  readonly lastRealizationOk?: () => boolean;
   readonly logger: Logger;
   /** The agent's own lookup of an exact name (A records with TTLs); none: only intercepted answers. */
   readonly resolve?: (name: string) => Promise<ResolvedAddress[]>;
@@ -97,11 +99,14 @@ export class FqdnController {
       this.log.debug({ err }, 'intercepted DNS response not parsed; delivering it unchanged');
       return true;
     }
-    if (!this.options.cache.learn(byName)) {
+    const learned = this.options.cache.learn(byName);
+    // As Antrea, an answer also waits when the rules failed to realize last time: its addresses
+    // may be among those the switch never got.
+    if (!learned && this.options.lastRealizationOk?.() !== false) {
       this.counts.delivered++;
       return true;
     }
-    this.log.debug({ names: [...byName.keys()] }, 'DNS response added addresses; realizing rules');
+    this.log.debug({ names: [...byName.keys()], learned }, 'DNS response: realizing rules before it goes on');
     this.scheduleExpiry();
     const ok = await this.realizeWithin(this.options.realizeTimeoutMs ?? RULE_REALIZATION_TIMEOUT_MS);
     if (ok) this.counts.delivered++;
