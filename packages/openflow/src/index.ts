@@ -9,6 +9,7 @@ export * from './codec/constants.js';
 export * from './codec/fields.js';
 export * from './codec/flow-mod.js';
 export * from './codec/group-mod.js';
+export * from './codec/group-props.js';
 export * from './codec/header.js';
 export * from './codec/match.js';
 export * from './codec/message.js';

@@ -12,6 +12,7 @@ import {
   OFPGT,
   OFPT,
 } from './constants.js';
+import { decodeGroupProperties, encodeSelectionMethod, type SelectionMethod } from './group-props.js';
 import { beginMessage, decodeHeader, endMessage } from './header.js';
 
 export interface Bucket {
@@ -29,6 +30,8 @@ export interface GroupMod {
   buckets: Bucket[];
   /** For INSERT_BUCKET / REMOVE_BUCKET; ADD/MODIFY/DELETE require OFPG15_BUCKET_ALL. */
   commandBucketId?: number;
+  /** Select groups only: how a bucket is picked (OVS's NTR selection-method property). */
+  selection?: SelectionMethod;
 }
 
 function encodeBucket(w: Writer, b: Bucket, type: GroupType): void {
@@ -64,6 +67,7 @@ export function writeGroupModBody(w: Writer, gm: GroupMod): void {
   const bucketsStart = w.length;
   for (const b of gm.buckets) encodeBucket(w, b, gm.type);
   w.setU16(lenAt, w.length - bucketsStart);
+  if (gm.selection) encodeSelectionMethod(w, gm.selection);
 }
 
 export function decodeBuckets(r: Reader): Bucket[] {
@@ -103,11 +107,7 @@ export function decodeGroupMod(msg: Buffer): GroupMod {
   const command = (Object.keys(OFPGC) as GroupModCommand[]).find((k) => OFPGC[k] === cmd);
   const typeName = (Object.keys(OFPGT) as GroupType[]).find((k) => OFPGT[k] === type);
   if (!command || !typeName) throw new OfDecodeError(`bad group_mod command ${cmd} / type ${type}`);
-  return {
-    command,
-    type: typeName,
-    groupId,
-    commandBucketId,
-    buckets: decodeBuckets(r.sub(bucketsLen, 'buckets')),
-  };
+  const buckets = decodeBuckets(r.sub(bucketsLen, 'buckets'));
+  const selection = decodeGroupProperties(r);
+  return { command, type: typeName, groupId, commandBucketId, buckets, ...(selection ? { selection } : {}) };
 }

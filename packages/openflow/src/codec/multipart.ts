@@ -5,6 +5,7 @@ import { Reader } from './buffer.js';
 import { type GroupType, OFPG, OFPGT, OFPMP, OFPMPF_MORE, OFPP, OFPT, OFPTT_ALL } from './constants.js';
 import type { Flow } from './flow-mod.js';
 import { type Bucket, decodeBuckets } from './group-mod.js';
+import { decodeGroupProperties, type SelectionMethod } from './group-props.js';
 import { beginMessage, decodeHeader, endMessage } from './header.js';
 import { decodeMatch, encodeMatch, type Match } from './match.js';
 
@@ -181,6 +182,7 @@ export interface GroupDesc {
   groupId: number;
   type: GroupType;
   buckets: Bucket[];
+  selection?: SelectionMethod;
 }
 
 /** Decodes the ofp15_group_desc entries of one OFPMP_GROUP_DESC reply. */
@@ -197,7 +199,9 @@ export function decodeGroupDescBody(r: Reader): GroupDesc[] {
     e.skip(6);
     const type = (Object.keys(OFPGT) as GroupType[]).find((k) => OFPGT[k] === t);
     if (!type) throw new OfDecodeError(`unknown group type ${t}`);
-    out.push({ groupId, type, buckets: decodeBuckets(e.sub(bucketsLen, 'group buckets')) });
+    const buckets = decodeBuckets(e.sub(bucketsLen, 'group buckets'));
+    const selection = decodeGroupProperties(e);
+    out.push({ groupId, type, buckets, ...(selection ? { selection } : {}) });
   }
   return out;
 }
