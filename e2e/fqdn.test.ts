@@ -211,6 +211,30 @@ describe.skipIf(!isRoot)('FQDN egress policies on the lab', () => {
     expect(await client(['raw', DNS_SERVER, 'junk.test.example'])).toEqual({ reply: 'not a DNS message' });
   });
 
+  it('pauses each answer once: the resumed packet is not intercepted again', async () => {
+    const n = lab.node(NODE);
+    const intercepted = async () => {
+      const flows = await run(
+        ['ovs-ofctl', '-O', 'OpenFlow15', 'dump-flows', `unix:${n.ovsDir}/br-int.mgmt`, 'udp,tp_src=53'],
+        { netns: n.netns },
+      );
+      const line = flows.split('\n').find((l) => l.includes('pause'));
+      return Number(/n_packets=(\d+)/.exec(line ?? '')?.[1]);
+    };
+    // The switch credits flow counters a little later (revalidation): read until they settle.
+    const settled = async () => {
+      for (let last = await intercepted(); ; ) {
+        await new Promise((r) => setTimeout(r, 1_500));
+        const now = await intercepted();
+        if (now === last) return now;
+        last = now;
+      }
+    };
+    const before = await settled();
+    await lookup('a.test.example');
+    expect(await settled()).toBe(before + 1);
+  });
+
   it('drops new connections again once the answer’s TTL has run out', async () => {
     const r = await lookup('short.test.example');
     expect(r.addresses).toEqual([{ address: IP.short, ttl: 3 }]);
