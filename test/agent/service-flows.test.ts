@@ -16,7 +16,8 @@ import {
   servicePortFlows,
   serviceStaticFlows,
 } from '@antrea-ts/agent';
-import { type PodBed, type PodBedPod, startPodBed } from '@antrea-ts/harness';
+import { type PodBed, type PodBedPod, startPodBed, waitFor } from '@antrea-ts/harness';
+import { formatGroup } from '@antrea-ts/openflow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -32,6 +33,25 @@ const ep = (pod: 'a' | 'b' | 'c', port: number): ServiceEndpoint => ({
   ip: PODS.find((p) => p.name === pod)!.ip,
   port,
 });
+
+/** argv: ip port firstSourcePort count; prints one answer per line ('' when none came in 5 s). */
+const UDP_CLIENT = `
+const dgram = require('node:dgram');
+const [ip, port, first, n] = process.argv.slice(1);
+(async () => {
+  for (let sport = Number(first); sport < Number(first) + Number(n); sport++) {
+    const sock = dgram.createSocket('udp4');
+    await new Promise((resolve) => sock.bind(sport, resolve));
+    const answer = new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(''), 5000);
+      sock.once('message', (m) => { clearTimeout(timer); resolve(m.toString().trim()); });
+    });
+    sock.send('q\\n', Number(port), ip);
+    console.log(await answer);
+    sock.close();
+  }
+})();
+`;
 
 /** A service port whose group id is the last byte of its ClusterIP 10.96.0.x. */
 const servicePort = (
@@ -52,6 +72,7 @@ const STICKY: ServicePortFlowConfig = {
   affinityTimeoutSeconds: 300,
 };
 const STICKY2: ServicePortFlowConfig = { ...STICKY, clusterIp: '10.96.0.15', groupId: 15 };
+const DNS2 = servicePort(16, 'UDP', 53, [ep('b', 5353), ep('c', 5353)]);
 
 describe('AntreaProxy flows on real ovs-vswitchd', () => {
   let bed: PodBed;
@@ -71,6 +92,24 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
       input: '',
       timeoutMs: 15_000,
     });
+  /**
+   * One datagram from each of `n` source ports (from `firstPort` on), one after another, each a new
+   * conntrack connection; the answers (the endpoints' names, '' for none within 5 s) in order.
+   * A node script rather than socat: socat gives a reply only 0.5 s after its input ends.
+   */
+  const udpAnswers = async (from: string, svc: ServicePortFlowConfig, firstPort: number, n: number) => {
+    const out = await pod(from).netns.exec(
+      [process.execPath, '-e', UDP_CLIENT, svc.clusterIp, String(svc.port), String(firstPort), String(n)],
+      { timeoutMs: 15_000 + n * 5_000 },
+    );
+    return out.split('\n').slice(0, n);
+  };
+  /** `ovs-ofctl -O OpenFlow15 dump-groups` line of one group. */
+  const dumpedGroup = async (groupId: number) =>
+    (await bed.ovs.ofctl(['-O', 'OpenFlow15', 'dump-groups', BR]))
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith(`group_id=${groupId},`));
   const answers = async (from: string, svc: ServicePortFlowConfig, n: number): Promise<string[]> => {
     const out: string[] = [];
     for (let i = 0; i < n; i++) out.push((await tcp(from, svc.clusterIp, svc.port)).trim());
@@ -103,7 +142,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
       ['service', serviceStaticFlows(ctx)],
       ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
     ]);
-    for (const svc of [WEB, DNS, EMPTY, SELF, STICKY, STICKY2]) await service(svc);
+    for (const svc of [WEB, DNS, EMPTY, SELF, STICKY, STICKY2, DNS2]) await service(svc);
   }, 120_000);
 
   afterAll(async () => {
@@ -126,6 +165,32 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     });
     expect(out.trim()).toBe('b');
   }, 60_000);
+
+  it('UDP from many source ports of one client is spread over both endpoints (selection_method=hash on the 5-tuple)', async () => {
+    const got = await udpAnswers('a', DNS2, 41000, 24);
+    expect(got).toHaveLength(24);
+    expect(new Set(got)).toEqual(new Set(['b', 'c']));
+    // The switch holds the group exactly as we print it, selection method included.
+    const [wanted] = servicePortFlows(ctx, DNS2).groups;
+    expect(await dumpedGroup(DNS2.groupId)).toBe(formatGroup(wanted!));
+    expect(formatGroup(wanted!)).toContain('selection_method=hash,fields(ip_src,ip_dst,udp_src,udp_dst)');
+  }, 120_000);
+
+  it('a group left without a selection method (the previous version) is rewritten with it', async () => {
+    const old = servicePort(17, 'UDP', 54, [ep('b', 5353), ep('c', 5353)]);
+    await bed.ovs.ofctl([
+      '-O',
+      'OpenFlow15',
+      'add-group',
+      BR,
+      'group_id=17,type=select,bucket=bucket_id:0,weight:100,actions=drop',
+    ]);
+    expect(await dumpedGroup(17)).not.toContain('selection_method');
+    // A restarted agent's FlowCache has no owner for it yet: the group goes out as add-or-modify.
+    await service(old);
+    expect(await dumpedGroup(17)).toBe(formatGroup(servicePortFlows(ctx, old).groups[0]!));
+    expect(new Set(await udpAnswers('a', old, 42000, 16))).toEqual(new Set(['b', 'c']));
+  }, 120_000);
 
   it('no endpoints: the connection is refused (TCP RST from the packet-in handler)', async () => {
     const err = await tcp('a', EMPTY.clusterIp, EMPTY.port).then(
@@ -196,6 +261,26 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     expect(groups).not.toMatch(/group_id=999,/);
     expect(groups).toMatch(/group_id=10,/);
   }, 120_000);
+
+  it('after ovs-vswitchd restarts, the replayed groups keep their selection method and UDP still spreads', async () => {
+    const replayed = new Promise<void>((resolve) => {
+      const off = conn.onConnected(() => {
+        off();
+        void flows.replay().then(() => resolve());
+      });
+    });
+    await bed.ovs.restartVswitchd({ crash: true });
+    await replayed;
+    const [wanted] = servicePortFlows(ctx, DNS2).groups;
+    await waitFor(
+      'group replayed',
+      async () => (await dumpedGroup(DNS2.groupId)) === formatGroup(wanted!),
+      30_000,
+    );
+    // The Pods' ports come back with the new ovs-vswitchd; allow them a moment before the traffic.
+    await waitFor('UDP answered', async () => (await udpAnswers('a', DNS2, 43000, 1))[0] !== '', 30_000);
+    expect(new Set(await udpAnswers('a', DNS2, 43001, 24))).toEqual(new Set(['b', 'c']));
+  }, 180_000);
 
   it('a service port renamed in place (new owner and group, same ClusterIP:port) keeps answering', async () => {
     // As the proxier writes it: the new owner first, the old one removed, in one batch.

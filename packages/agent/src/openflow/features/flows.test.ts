@@ -132,7 +132,7 @@ describe('flow builders', () => {
         "cookie=0x1030000000000, table=11, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x3->reg7,group:3",
         "cookie=0x1030000000000, table=12, priority=200,tcp,reg3=0xa0a0105,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.1.5:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
         "cookie=0x1030000000000, table=12, priority=200,tcp,reg3=0xa0a0207,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.2.7:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
-        "group_id=3,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12)",
+        "group_id=3,type=select,selection_method=hash,fields(ip_src,ip_dst,tcp_src,tcp_dst),bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12)",
       ]
     `);
     const sticky = servicePortFlows(ctx, { ...svc, protocol: 'UDP', affinityTimeoutSeconds: 10800 });
@@ -142,7 +142,7 @@ describe('flow builders', () => {
         "cookie=0x1030000000000, table=11, priority=190,udp,reg4=0x30000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=learn(table=10,hard_timeout=10800,priority=200,delete_learned,cookie=0x1030000000003,eth_type=0x800,nw_proto=17,NXM_OF_IP_DST[],NXM_OF_UDP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG7[]->NXM_NX_REG7[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]),set_field:0x20000/0x70000->reg4,goto_table:12",
         "cookie=0x1030000000000, table=12, priority=200,udp,reg3=0xa0a0105,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.1.5:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
         "cookie=0x1030000000000, table=12, priority=200,udp,reg3=0xa0a0207,reg4=0x21f90/0x7ffff,reg7=0x3 actions=ct(commit,table=13,zone=65520,nat(dst=10.10.2.7:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))",
-        "group_id=3,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11)",
+        "group_id=3,type=select,selection_method=hash,fields(ip_src,ip_dst,udp_src,udp_dst),bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11)",
       ]
     `);
     const empty = servicePortFlows(ctx, { ...svc, endpoints: [] });

@@ -1,5 +1,5 @@
 import { CT_ZONE } from '@antrea-ts/apis';
-import type { Action, Flow, LearnSpec, MatchSpec } from '@antrea-ts/openflow';
+import type { Action, Flow, LearnSpec, MatchSpec, SelectionMethod } from '@antrea-ts/openflow';
 import { OFPP, subfield } from '@antrea-ts/openflow';
 import { CookieCategory } from '../cookie.js';
 import {
@@ -67,11 +67,22 @@ export interface ServicePortFlowConfig {
 /** The group of one service port: what FlowCache holds per owner. */
 export type ServiceGroup = OwnedGroup;
 
-const PROTO: Record<ServiceProtocol, { shorthand: string; number: number; dst: string }> = {
-  TCP: { shorthand: 'tcp', number: 6, dst: 'tcp_dst' },
-  UDP: { shorthand: 'udp', number: 17, dst: 'udp_dst' },
-  SCTP: { shorthand: 'sctp', number: 132, dst: 'sctp_dst' },
+const PROTO: Record<ServiceProtocol, { shorthand: string; number: number; src: string; dst: string }> = {
+  TCP: { shorthand: 'tcp', number: 6, src: 'tcp_src', dst: 'tcp_dst' },
+  UDP: { shorthand: 'udp', number: 17, src: 'udp_src', dst: 'udp_dst' },
+  SCTP: { shorthand: 'sctp', number: 132, src: 'sctp_src', dst: 'sctp_dst' },
 };
+
+/**
+ * How a service port's select group picks an endpoint: a hash of the connection's addresses and
+ * ports (the protocol is the service port's own), in the fields' meta-flow order as OVS reports
+ * them. Antrea sets no method, so OVS uses dp_hash with its symmetric L4 hash; the userspace
+ * datapath computes that hash without UDP ports, which sent every datagram of one client to one
+ * endpoint. The ServiceLB flow matches the protocol, so the port fields' prerequisites always hold.
+ */
+function endpointSelection(p: (typeof PROTO)[ServiceProtocol]): SelectionMethod {
+  return { method: 'hash', fields: ['nw_src', 'nw_dst', p.src, p.dst].map((field) => ({ field })) };
+}
 
 const sub = (rf: RegField) => subfield(rf.field, rf.start, rf.end);
 
@@ -200,6 +211,7 @@ export function servicePortFlows(
   const group: ServiceGroup = {
     type: 'select',
     groupId: svc.groupId,
+    selection: endpointSelection(p),
     buckets: svc.endpoints.map((ep, i) => ({
       bucketId: i,
       weight: 100,
