@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Traceflow } from '@antrea-ts/apis';
-import { cachedBinDir } from '@antrea-ts/harness';
+import { cachedBinDir, waitFor } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,17 +159,34 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
     const other = await trace(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=81']);
     expect(nodeResult(other, N2)?.observations?.at(-1)).toMatchObject({ action: 'Delivered' });
   });
-  /** Runs `antctl traceflow` for live traffic while a's netns opens TCP connections to c:port. */
-  async function traceLive(args: string[], port: number): Promise<TraceflowResult> {
+  /**
+   * Runs `antctl traceflow` for live traffic while a's netns opens TCP connections to ip:port (c's
+   * IP by default); also returns what those connections saw.
+   */
+  async function traceLive(
+    args: string[],
+    port: number,
+    ip = lab.pod(NS, 'c').ips[0]!,
+  ): Promise<TraceflowResult & { probes: string[] }> {
     let done = false;
     const result = trace(args).finally(() => (done = true));
-    const ip = lab.pod(NS, 'c').ips[0]!;
+    const probes: string[] = [];
     while (!done) {
-      await lab.probe({ namespace: NS, name: 'a' }, [{ ip, port, protocol: 'TCP' }], 1_000);
+      const [p] = await lab.probe({ namespace: NS, name: 'a' }, [{ ip, port, protocol: 'TCP' }], 1_000);
+      probes.push(p!.result);
       await new Promise((r) => setTimeout(r, 500));
     }
-    return result;
+    return { ...(await result), probes };
   }
+  const service = (name: string, app: string, ports: object[]) =>
+    lab.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name, namespace: NS },
+        spec: { selector: { app }, ports },
+      }),
+    });
 
   it('live traffic: the first real connection from a to c is traced on both Nodes and captured', async () => {
     const r = await traceLive(['-S', `${NS}/a`, '-D', `${NS}/c`, '-f', 'tcp,tcp_dst=81', '-L'], 81);
@@ -202,15 +219,6 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
 
   it('a Service destination: AntreaProxy on the source Node picks the endpoint (LB, DNAT to it), the path goes on to it', async () => {
     // Port 8080 -> c:81 (allowed), 8081 -> c:80 (dropped at c by tf-deny-a, which sees the endpoint).
-    const service = (name: string, app: string, ports: object[]) =>
-      lab.kubectl(['apply', '-f', '-'], {
-        input: JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: { name, namespace: NS },
-          spec: { selector: { app }, ports },
-        }),
-      });
     await service('web-c', 'c', [
       { name: 'ok', port: 8080, targetPort: 81, protocol: 'TCP' },
       { name: 'denied', port: 8081, targetPort: 80, protocol: 'TCP' },
@@ -271,6 +279,45 @@ describe.skipIf(!isRoot)('Traceflow on the lab', () => {
     expect(missing.reason).toBe(
       `Node: ${N1}, error: failed to get the destination Service ${NS}/nope: not found`,
     );
+  });
+
+  it('a Service without endpoints: the source Node reports LB Rejected (Antrea would time out); live clients are still refused', async () => {
+    await service('web-none', 'nobody', [{ port: 8080, targetPort: 80, protocol: 'TCP' }]);
+    const clusterIp = (
+      await lab.kubectl(['get', 'service', '-n', NS, 'web-none', '-o', 'jsonpath={.spec.clusterIP}'])
+    ).trim();
+    // AntreaProxy has the Service when a connection to it is refused (the no-endpoint reject).
+    await waitFor(
+      'web-none refused',
+      async () =>
+        (
+          await lab.probe(
+            { namespace: NS, name: 'a' },
+            [{ ip: clusterIp, port: 8080, protocol: 'TCP' }],
+            1_000,
+          )
+        )[0]?.result === 'reject',
+      60_000,
+      500,
+    );
+    const expected = [
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: lab.pod(NS, 'a').ips[0] },
+      { component: 'LB', action: 'Rejected' },
+    ];
+    const injected = await trace(['-S', `${NS}/a`, '-D', `${NS}/web-none`, '-f', 'tcp']);
+    expect(injected.phase).toBe('Succeeded');
+    expect(injected.results).toHaveLength(1);
+    expect(nodeResult(injected, N1)?.observations).toEqual(expected);
+    // Live traffic: the first real connection is traced, and it and the later ones are still refused.
+    const live = await traceLive(
+      ['-S', `${NS}/a`, '-D', `${NS}/web-none`, '-f', 'tcp,tcp_dst=8080', '-L'],
+      8080,
+      clusterIp,
+    );
+    expect(live.phase).toBe('Succeeded');
+    expect(nodeResult(live, N1)?.observations).toEqual(expected);
+    expect(live.probes.length).toBeGreaterThan(0);
+    expect(new Set(live.probes)).toEqual(new Set(['reject']));
   });
 
   it('a Traceflow no Node can start fails after its timeout and gives its tag back', async () => {

@@ -14,6 +14,8 @@ import {
   pipelineFlows,
   podFlows,
   remoteNodeTunnelFlows,
+  servicePortFlows,
+  serviceStaticFlows,
   type TracedService,
   TraceflowAgent,
   type TraceflowApi,
@@ -35,6 +37,15 @@ const PODS = [
   { name: 'a', ofport: 5, mac: '02:00:0a:0a:01:05', ip: '10.10.1.5' },
   { name: 'b', ofport: 6, mac: '02:00:0a:0a:01:06', ip: '10.10.1.6' },
 ] as const;
+/** A Service without endpoints (TCP 80, UDP 53): AntreaProxy rejects connections to it. */
+const NO_ENDPOINTS = {
+  clusterIp: '10.96.0.12',
+  port: 80,
+  protocol: 'TCP' as const,
+  groupId: 12,
+  endpoints: [],
+};
+const NO_ENDPOINTS_UDP = { ...NO_ENDPOINTS, port: 53, protocol: 'UDP' as const, groupId: 13 };
 const DROP_CONJ = 42;
 const ALLOW_CONJ = 43;
 const RULES = new Map([
@@ -62,8 +73,9 @@ class MemoryTraceflowApi implements TraceflowApi {
   async podIp(): Promise<string | undefined> {
     return undefined;
   }
-  async service(): Promise<TracedService | undefined> {
-    return undefined;
+  async service(namespace: string, name: string): Promise<TracedService | undefined> {
+    if (`${namespace}/${name}` !== 'x/none') return undefined;
+    return { clusterIps: [NO_ENDPOINTS.clusterIp], ports: [NO_ENDPOINTS, NO_ENDPOINTS_UDP] };
   }
   run(name: string, tag: number, spec: TraceflowSpec): void {
     this.handlers!.upsert({
@@ -100,6 +112,14 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
   const dump = async () =>
     (await ovs.ofctl(['-O', 'OpenFlow15', 'dump-flows', '--no-stats', BR])).split('\n');
 
+  /** Waits until the flows of a Traceflow's tag (DSCP, so nw_tos = tag << 2) are on the switch. */
+  const tagFlowsIn = (tag: number) =>
+    waitFor(
+      'flows of the tag',
+      async () => (await dump()).some((l) => l.includes(`nw_tos=${tag << 2}`)) || undefined,
+      10_000,
+    );
+
   beforeAll(async () => {
     bed = await startPodBed({ bridge: BR, protocols: ['OpenFlow10', 'OpenFlow15'], pods: PODS, logger });
     ovs = bed.ovs;
@@ -121,6 +141,9 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       ['tunnel', tunnelFlows(ctx, TUN)],
       ['peer', remoteNodeTunnelFlows(ctx, PEER, GW.mac)],
       ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
+      ['service', serviceStaticFlows(ctx)],
+      ['svc/none', servicePortFlows(ctx, NO_ENDPOINTS).flows],
+      ['svc/none-udp', servicePortFlows(ctx, NO_ENDPOINTS_UDP).flows],
       // Antrea-native ingress Drop: a may not open TCP 80 on b; a K8s-style Allow of TCP 8080.
       [
         'policy',
@@ -248,11 +271,7 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       packet: { transportHeader: { tcp: { dstPort: 8080 } } },
       liveTraffic: true,
     });
-    await waitFor(
-      'live flows',
-      async () => (await dump()).some((l) => l.includes('nw_tos=76')) || undefined,
-      10_000,
-    );
+    await tagFlowsIn(19);
     const out = await bed.pods
       .get('a')!
       .netns.exec(['socat', '-T', '2', '-', `TCP:${PODS[1].ip}:8080,connect-timeout=3`], {
@@ -298,5 +317,55 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       { component: 'NetworkPolicy', componentInfo: 'IngressDefaultRule', action: 'Dropped' },
     ]);
     await flows.remove('isolation');
+  });
+
+  it('a Service without endpoints: LB Rejected; the injected packet is not answered, a live client is still refused', async () => {
+    const before = handler.rejected;
+    api.run('no-endpoints', 27, {
+      source: { namespace: 'x', pod: 'a' },
+      destination: { namespace: 'x', service: 'none' },
+      packet: { ipHeader: { protocol: 6 } },
+    });
+    const expected = [
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: PODS[0].ip },
+      { component: 'LB', action: 'Rejected' },
+    ];
+    expect((await api.result('no-endpoints')).result.observations).toEqual(expected);
+    // Not real traffic: no TCP RST goes back to the Pod for it (as for a Reject rule's traced packet).
+    expect(handler.rejected).toBe(before);
+
+    const a = bed.pods.get('a')!;
+    await a.netns.exec(['ip', 'neigh', 'replace', GW.ip, 'lladdr', GW.mac, 'dev', 'eth0']);
+    await a.netns.exec([
+      'ip',
+      'route',
+      'replace',
+      `${NO_ENDPOINTS.clusterIp}/32`,
+      'via',
+      GW.ip,
+      'dev',
+      'eth0',
+    ]);
+    api.run('no-endpoints-live', 31, {
+      source: { namespace: 'x', pod: 'a' },
+      destination: { namespace: 'x', service: 'none' },
+      packet: { ipHeader: { protocol: 17 }, transportHeader: { udp: { dstPort: NO_ENDPOINTS_UDP.port } } },
+      liveTraffic: true,
+    });
+    await tagFlowsIn(31);
+    // UDP, as nothing retransmits it: only the traced datagram itself can be refused here.
+    const refused = await a.netns
+      .exec(['socat', '-T', '3', '-', `UDP:${NO_ENDPOINTS_UDP.clusterIp}:${NO_ENDPOINTS_UDP.port}`], {
+        input: 'q\n',
+        timeoutMs: 10_000,
+      })
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    // The reject of a UDP datagram is ICMP host administratively prohibited (EHOSTUNREACH), as Antrea's.
+    expect(refused?.message).toMatch(/No route to host/);
+    expect((await api.result('no-endpoints-live')).result.observations).toEqual(expected);
+    expect(handler.rejected).toBe(before + 1);
   });
 });

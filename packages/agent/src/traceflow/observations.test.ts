@@ -67,6 +67,14 @@ describe('Traceflow observations', () => {
     ]);
   });
 
+  it('a Service without endpoints: the sender reports SpoofGuard then LB Rejected (the ClusterIP stays the destination)', () => {
+    const noEndpoint = facts({ table: 'EndpointDNAT', dstIp: '10.96.0.12', ctDstIp: '10.96.0.12' });
+    expect(buildObservations(noEndpoint, ctx())).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: '10.10.1.5' },
+      { component: 'LB', action: 'Rejected' },
+    ]);
+  });
+
   it('names the policy and rule of a drop or reject in the metric tables; isolation drops in the default tables', () => {
     expect(buildObservations(facts({ table: 'EgressMetric', deciderConjId: 3 }), ctx())[1]).toEqual({
       component: 'NetworkPolicy',

@@ -75,8 +75,8 @@ export interface ObservationContext {
 /**
  * The observations of one Node for one packet-in, in path order (Antrea's parsePacketIn): how the
  * packet entered (SpoofGuard on the sender, Received elsewhere), the Service load balancing that
- * rewrote it, the policy rules that allowed it, then what stopped it: a policy drop, or the output
- * port (tunnel, gateway, local Pod).
+ * rewrote it, the policy rules that allowed it, then what stopped it: a policy drop, a Service
+ * without endpoints (LB Rejected, our addition), or the output port (tunnel, gateway, local Pod).
  */
 export function buildObservations(f: PacketInFacts, ctx: ObservationContext): TraceflowObservation[] {
   const obs: TraceflowObservation[] = [];
@@ -109,6 +109,10 @@ export function buildObservations(f: PacketInFacts, ctx: ObservationContext): Tr
       break;
     case 'Output':
       obs.push(outputObservation(f, ctx));
+      break;
+    case 'EndpointDNAT':
+      // Only the no-endpoint flow reports from here: AntreaProxy refuses such connections.
+      obs.push({ component: 'LB', action: 'Rejected' });
       break;
     default:
       break;

@@ -56,6 +56,8 @@ describe('Traceflow flows', () => {
       `cookie=0x1060000000000, table=IngressMetric, priority=203,ct_state=+new+trk,ip,reg3=0x4,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG6[],goto_table:${ingress + 1}`,
       `cookie=0x1060000000000, table=EgressMetric, priority=203,ct_state=+new+trk,ip,reg3=0x9,nw_tos=28 actions=move:NXM_NX_REG3[]->NXM_NX_REG5[],set_field:0->reg3,goto_table:${egress + 1}`,
       `cookie=0x1060000000000, table=${id('IngressDefaultRule')}, priority=202,ip,reg1=0x6,nw_tos=28 actions=controller(userdata=04)`,
+      // A Service without endpoints (SvcNoEp): reported from above AntreaProxy's reject at 210, not rejected.
+      `cookie=0x1060000000000, table=${id('EndpointDNAT')}, priority=211,ip,reg0=0x4000/0x4000,nw_tos=28 actions=controller(userdata=04)`,
       `cookie=0x1060000000000, table=${id('Output')}, priority=203,ip,reg0=0x200000/0x600000,reg1=0x8000,nw_tos=28 actions=output:NXM_NX_REG1[],controller(userdata=04)`,
       `cookie=0x1060000000000, table=${id('Output')}, priority=202,ip,reg0=0x200000/0x600000,nw_tos=28 actions=controller(userdata=04)`,
       // Hairpin leaves by in_port from service.ts's flow at 210: reported from above it.
@@ -74,12 +76,16 @@ describe('Traceflow flows', () => {
         live: { sender: { ofport: 5 }, dstIp: '10.10.1.6', protocol: 6, dstPort: 80 },
       }),
     );
-    expect(flows.filter((f) => f.includes('controller'))).toHaveLength(3);
+    expect(flows.filter((f) => f.includes('controller'))).toHaveLength(4);
+    // A live packet to a Service without endpoints is reported and still rejected (two packet-ins).
+    expect(flows).toContain(
+      `cookie=0x1060000000000, table=${ctx.pipeline.id('EndpointDNAT')}, priority=211,ip,reg0=0x4000/0x4000,nw_tos=44 actions=controller(userdata=04),controller(userdata=01)`,
+    );
     expect(flows).toContain(
       `cookie=0x1060000000000, table=${ctx.pipeline.id('Output')}, priority=202,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,output:NXM_NX_REG1[]`,
     );
     // Live hairpin traffic is delivered back through the port it came in by, untagged.
-    expect(flows.find((f) => f.includes('priority=211,'))).toBe(
+    expect(flows.find((f) => f.includes('priority=211,ct_mark'))).toBe(
       `cookie=0x1060000000000, table=${ctx.pipeline.id('Output')}, priority=211,ct_mark=0x40/0x40,ip,reg0=0x200000/0x600000,nw_tos=44 actions=set_field:0->ip_dscp,IN_PORT`,
     );
     expect(

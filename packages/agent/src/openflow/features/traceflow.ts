@@ -8,13 +8,14 @@ import {
   matchMarks,
   OutputToOFPortRegMark,
   type RegField,
+  SvcNoEpRegMark,
   TargetOFPortField,
   TraceflowEgressConjField,
   TraceflowIngressConjField,
 } from '../fields.js';
 import { type FlowContext, gotoNext, tableFlow } from '../flow-context.js';
 import type { TableName } from '../pipeline.js';
-import { APConjIDField } from './network-policy.js';
+import { APConjIDField, REJECT_PACKET_IN_OP } from './network-policy.js';
 
 const C = CookieCategory.Traceflow;
 
@@ -38,6 +39,8 @@ export const TRACEFLOW_PRIORITY = Object.freeze({
   tunnelOutput: 203,
   hairpinOutput: 211,
   liveReceiver: 210,
+  /** Above AntreaProxy's no-endpoint reject in EndpointDNAT (210). */
+  serviceNoEndpoint: 211,
 });
 
 /** Which live packets get the tag (Antrea's flowsToTrace with a packet spec). */
@@ -67,12 +70,12 @@ export interface TraceflowFlowSpec {
   readonly live?: LiveTrafficMatch;
 }
 
-function toController(): Action {
+function toController(op = TRACEFLOW_PACKET_IN_OP): Action {
   return {
     type: 'controller',
     maxLen: 0xffff,
     reason: 'action',
-    userdata: Buffer.from([TRACEFLOW_PACKET_IN_OP]),
+    userdata: Buffer.from([op]),
   } as Action;
 }
 
@@ -93,6 +96,10 @@ const clearDscp: Action = { type: 'set_field', field: 'ip_dscp', value: 0n };
  *   packet-in names the rules that let it through; other packets just go on. Tagged packets skip
  *   the per-rule counters, as Antrea's reporting flows do.
  * - *DefaultRule: K8s isolation drops, copied with the tag and a packet-in.
+ * - EndpointDNAT: a Service without endpoints (AntreaProxy's SvcNoEp mark) is reported; a live
+ *   packet is still rejected (the client sees the refusal), an injected one only reported, as for
+ *   a Reject rule. Antrea has no such flow: its proxier rejects the packet and the Traceflow
+ *   times out.
  * - Output: to the tunnel the packet is sent on (the next Node traces it further) and reported;
  *   elsewhere an injected packet is only reported (it is not real traffic), a live one is delivered
  *   with its DSCP cleared and reported.
@@ -137,6 +144,19 @@ export function traceflowFlows(ctx: FlowContext, spec: TraceflowFlowSpec): Flow[
     });
   }
   const live = spec.liveTraffic;
+  if (ctx.pipeline.has('EndpointDNAT')) {
+    flows.push(
+      tableFlow(
+        ctx,
+        C,
+        'EndpointDNAT',
+        TRACEFLOW_PRIORITY.serviceNoEndpoint,
+        { ...tagged, ...matchMarks(SvcNoEpRegMark) },
+        // Two packet-ins for live traffic: the report, and the reject the handler answers.
+        live ? [toController(), toController(REJECT_PACKET_IN_OP)] : [toController()],
+      ),
+    );
+  }
   if (spec.tunnelOfport !== undefined) {
     flows.push(
       tableFlow(
