@@ -35,6 +35,17 @@ const corpus: Buffer[] = [
     groupId: 1,
     buckets: [{ bucketId: 1, weight: 5, actions: [{ type: 'output', port: 1 }] }],
   }),
+  encodeGroupMod(47, {
+    command: 'ADD_OR_MOD',
+    type: 'select',
+    groupId: 2,
+    buckets: [{ bucketId: 0, actions: [{ type: 'output', port: 1 }] }],
+    selection: {
+      method: 'hash',
+      param: 7n,
+      fields: [{ field: 'nw_src', mask: 0xffffff00n }, { field: 'udp_src' }],
+    },
+  }),
   encodeMeterMod(41, { command: 'ADD', meterId: 1, bands: [{ type: 'drop', rate: 1 }] }),
   encodePacketOut(42, { inPort: 1, actions: [{ type: 'output', port: 2 }], packet: Buffer.alloc(60) }),
   encodeBundleControl(43, 1, 'COMMIT_REQUEST', { atomic: true }),
