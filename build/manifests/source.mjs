@@ -103,6 +103,7 @@ export const ANTCTL_RULES = [
       '/addressgroups',
       '/appliedtogroups',
       '/featuregates',
+      '/fqdncache',
       '/loglevel',
       '/networkpolicies',
       '/ovsflows',

@@ -27,7 +27,7 @@ export interface AgentExtensionsOptions extends AgentBundleSource {
   readonly logger: Logger;
 }
 
-/** Registers /networkpolicies, /appliedtogroups, /addressgroups, /featuregates, /loglevel and supportbundles. */
+/** Registers /networkpolicies, /appliedtogroups, /addressgroups, /fqdncache, /featuregates, /loglevel and supportbundles. */
 export function registerAgentExtensions(app: FastifyInstance, o: AgentExtensionsOptions): SupportBundleState {
   const log = o.logger.child({ component: 'support-bundle' });
   const bundle = new SupportBundleState('agent', agentBundleCollector(o), o.now, (err) =>

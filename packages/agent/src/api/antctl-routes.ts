@@ -1,10 +1,11 @@
 // The agent endpoints antctl's agent mode reads besides podinterfaces, ovsflows and agentinfo
 // (Antrea pkg/agent/apiserver/handlers): the NetworkPolicies and groups this agent received,
-// its feature gates, and its log verbosity.
+// the FQDN cache of its FQDN policies, its feature gates, and its log verbosity.
 import { plainJson } from '@antrea-ts/apis';
 import type { FastifyInstance } from 'fastify';
 import type { NetworkPolicyController } from '../networkpolicy/network-policy-controller.js';
 import type { FeatureGateInfo } from './feature-gates.js';
+import { registerFqdnCacheRoute } from './fqdncache-route.js';
 import type { LogLevelControl } from './log-level.js';
 import { type PolicyFilter, queryPolicies, UnknownPolicyTypeError } from './policy-query.js';
 
@@ -52,6 +53,8 @@ export function registerAntctlRoutes(app: FastifyInstance, src: AntctlApiSource)
       return plainJson(groups);
     });
   }
+
+  registerFqdnCacheRoute(app, () => src.policy()?.fqdnCache);
 
   app.get('/featuregates', async () => src.featureGates());
 
