@@ -36,6 +36,7 @@ import {
   outputOption,
   SYSTEM,
 } from './common.js';
+import { addFqdnCacheCommand } from './fqdncache.js';
 import { addStatsCommand } from './stats.js';
 
 interface NetpolOpts {
@@ -349,6 +350,7 @@ export function addGetCommand(program: Command, deps: AntctlDeps): Command {
       ctx.out(formatFeatureGates(gates ?? []));
     });
 
+  addFqdnCacheCommand(get, deps);
   addStatsCommand(get, deps);
   return get;
 }
