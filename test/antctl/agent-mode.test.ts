@@ -247,6 +247,14 @@ describe('antctl agent mode against the agent REST API', () => {
     expect(r.out).toBe('agentVersion: 0.1.0-antrea-ts\nantctlVersion: 0.1.0-antrea-ts\n');
   });
 
+  it('get fqdncache against an agent API without the route (an older agent) says it is not served', async () => {
+    // buildRestApi alone has no /fqdncache (registerAgentExtensions adds it): fastify's own 404.
+    const r = await antctl(['--mode', 'agent', '--agent-address', address, 'get', 'fqdncache']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${address} does not serve fqdncache (404`);
+    expect(r.err).toContain('this server version may not support the command');
+  });
+
   it('says what to do when no agent listens', async () => {
     const r = await antctl(['--mode', 'agent', '--agent-address', 'http://127.0.0.1:1', 'get', 'agentinfo']);
     expect(r.code).toBe(1);
