@@ -54,6 +54,7 @@ import { PortBatcher } from './ovs/port-batcher.js';
 import { serviceKey, serviceOwnerPrefix } from './proxy/model.js';
 import { Proxier } from './proxy/proxier.js';
 import { ProxyMetrics } from './proxy/proxy-metrics.js';
+import { ServiceGroupIndex } from './proxy/service-group-index.js';
 import type { ServiceSource } from './proxy/service-source.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
@@ -370,6 +371,8 @@ export class Agent {
     //     never leaves its Pods unprotected. If the controller is not reachable in time, the old
     //     policy flows stay until the first realization replaces them.
     let policySynced = true;
+    // AntreaProxy's group ids per Service, for NetworkPolicy toServices peers.
+    const serviceGroups = config.antreaProxy.enable && deps.services ? new ServiceGroupIndex() : undefined;
     if (deps.policyConnection) {
       const policy = new NetworkPolicyController({
         node: config.nodeName,
@@ -385,6 +388,7 @@ export class Agent {
           minTtlSeconds: config.fqdnCacheMinTTL,
           resolve: dnsResolver(config.dnsServerOverride || undefined),
         },
+        ...(serviceGroups ? { serviceGroups } : {}),
       });
       this.policy = policy;
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());
@@ -408,9 +412,12 @@ export class Agent {
         ctx,
         logger: this.log,
         metrics: new ProxyMetrics(this.metrics.registry),
+        ...(serviceGroups ? { serviceGroups } : {}),
       });
       this.proxier = proxier;
       await proxier.start().catch((err: unknown) => this.log.error({ err }, 'AntreaProxy failed to start'));
+      // The first sync's group ids re-realized toServices rules: in before the old round goes.
+      if (policySynced) await this.policy?.waitSynced();
     }
 
     // 5. Everything is re-installed with this round's cookies: what still carries the previous

@@ -7,6 +7,7 @@ import { CookieAllocator, CookieCategory } from '../openflow/cookie.js';
 import { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
 import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
+import { ServiceGroupIndex } from '../proxy/service-group-index.js';
 import type { ControllerConnection } from './controller-connection.js';
 import { DNS_TYPE, encodeDnsMessage } from './fqdn/dns-message.js';
 import { NetworkPolicyController } from './network-policy-controller.js';
@@ -80,7 +81,7 @@ const member = (name: string, ip?: string): GroupMember => ({
   ...(ip ? { ips: [v4(ip)] } : {}),
 });
 
-function setup() {
+function setup(serviceGroups?: ServiceGroupIndex) {
   const sw = new FakeSwitch();
   const conn = new FakeConnection();
   const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
@@ -93,6 +94,7 @@ function setup() {
     pods: () => pods,
     logger,
     statsIntervalMs: 0,
+    ...(serviceGroups ? { serviceGroups } : {}),
   });
   c.start();
   return { sw, conn, c, ctx };
@@ -265,6 +267,67 @@ describe('NetworkPolicyController: FQDN peers', () => {
     c.replace('addressgroups', []);
     expect(await answered).toBe(true);
     expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.9'))).toBe(true);
+    await c.stop();
+  });
+});
+
+describe('NetworkPolicyController: toServices peers', () => {
+  const acnp: NetworkPolicy = {
+    metadata: { name: 'uid-s', generation: 1 },
+    rules: [
+      {
+        direction: 'Out',
+        to: { toServices: [{ namespace: 'ns', name: 'svc-a' }] },
+        priority: 0,
+        action: 'Allow',
+        enableLogging: false,
+      },
+    ],
+    appliedToGroups: ['atg'],
+    tierPriority: 250,
+    priority: 1,
+    sourceRef: { type: 'AntreaClusterNetworkPolicy', name: 'to-svc', uid: 'uid-s' },
+  };
+  const reg7Flows = (mods: readonly FlowMod[] | undefined) =>
+    (mods ?? []).filter((m) => formatFlow(m).includes('reg7=')).map((m) => `${m.command} ${formatFlow(m)}`);
+
+  it("realizes the rule again when the referenced Service's groups change, and only then", async () => {
+    const groups = new ServiceGroupIndex();
+    const { sw, c } = setup(groups);
+    c.replace('networkpolicies', [acnp]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    c.replace('addressgroups', []);
+    await c.waitSynced();
+    // The Service does not exist yet: the rule has no peer and selects nothing.
+    expect(reg7Flows(sw.bundles[0])).toEqual([]);
+    const realized = c.realizations;
+
+    // Created later: its port's group is allowed without any policy change.
+    groups.update([['ns/svc-a', [0x42]]]);
+    await c.waitSynced();
+    expect(c.realizations).toBe(realized + 1);
+    expect(reg7Flows(sw.bundles.at(-1))).toEqual([
+      'ADD cookie=0x1020000000000, table=13, priority=64000,ip,reg7=0x42 actions=conjunction(1,1/3)',
+    ]);
+
+    // Another Service, or the same ids again: nothing to do.
+    groups.update([['ns/svc-b', [0x43]]]);
+    groups.update([['ns/svc-a', [0x42]]]);
+    await c.waitSynced();
+    expect(c.realizations).toBe(realized + 1);
+
+    // A second port, then the Service deleted.
+    groups.update([['ns/svc-a', [0x42, 0x44]]]);
+    await c.waitSynced();
+    expect(reg7Flows(sw.bundles.at(-1))).toEqual([
+      'ADD cookie=0x1020000000000, table=13, priority=64000,ip,reg7=0x44 actions=conjunction(1,1/3)',
+    ]);
+    groups.update([['ns/svc-a', []]]);
+    await c.waitSynced();
+    expect(reg7Flows(sw.bundles.at(-1)).map((f) => f.split(' ')[0])).toEqual([
+      'DELETE_STRICT',
+      'DELETE_STRICT',
+    ]);
     await c.stop();
   });
 });

@@ -22,6 +22,7 @@ import {
 import type { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
 import type { FlowSwitch } from '../openflow/of-connection.js';
+import type { ServiceGroupSource } from '../proxy/service-group-index.js';
 import { auditLine } from './audit-log.js';
 import type { ControllerConnection } from './controller-connection.js';
 import {
@@ -60,6 +61,11 @@ export interface NetworkPolicyControllerOptions {
     readonly resolve?: (name: string) => Promise<ResolvedAddress[]>;
     readonly realizeTimeoutMs?: number;
   };
+  /**
+   * AntreaProxy's select groups per Service, for `toServices` peers. Without it (AntreaProxy off)
+   * such peers match nothing, as in Antrea, where they need AntreaProxy.
+   */
+  readonly serviceGroups?: ServiceGroupSource;
 }
 
 interface Counters {
@@ -101,6 +107,9 @@ export class NetworkPolicyController implements PolicyWatchSink {
   /** FQDN peers: the addresses DNS answers gave the names that rules select. */
   readonly fqdnCache: FqdnCache;
   private readonly fqdn: FqdnController;
+  /** Services that `toServices` peers of rules with local Pods named at the last realization. */
+  private referencedServices = new Set<string>();
+  private unsubscribeServiceGroups: (() => void) | undefined;
 
   constructor(private readonly options: NetworkPolicyControllerOptions) {
     this.log = options.logger.child({ component: 'networkpolicy' });
@@ -129,6 +138,9 @@ export class NetworkPolicyController implements PolicyWatchSink {
   start(signal?: AbortSignal): void {
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     this.cache.setPods(this.localPods());
+    this.unsubscribeServiceGroups = this.options.serviceGroups?.onChange((svcKeys) =>
+      this.serviceGroupsChanged(svcKeys),
+    );
     this.watch.start(signal);
     const every = this.options.statsIntervalMs ?? 60_000;
     if (every > 0) {
@@ -146,6 +158,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
     this.stopped = true;
     this.watch.stop();
     this.fqdn.stop();
+    this.unsubscribeServiceGroups?.();
     if (this.statsTimer) clearInterval(this.statsTimer);
     await this.running;
     for (const w of this.realizeWaiters.splice(0)) w.resolve(false);
@@ -194,6 +207,14 @@ export class NetworkPolicyController implements PolicyWatchSink {
       clearTimeout(timer);
     }
     return this.fqdn.onDnsResponse(pi.packet);
+  }
+
+  /**
+   * The select groups of some Services changed (created, deleted, ports changed): rules whose
+   * `toServices` name one of them are realized again; other Services' changes cost nothing.
+   */
+  private serviceGroupsChanged(svcKeys: readonly string[]): void {
+    if (svcKeys.some((k) => this.referencedServices.has(k))) this.schedule();
   }
 
   /** The local Pods changed (CNI ADD/DEL). */
@@ -266,7 +287,15 @@ export class NetworkPolicyController implements PolicyWatchSink {
     try {
       const fqdnRules = rules.filter((r) => r.peer.fqdns.length > 0 && r.appliedTo.length > 0);
       this.fqdn.setSelectors(fqdnRules.flatMap((r) => r.peer.fqdns));
-      const computed = computePolicyFlows(rules, this.ids, (patterns) => this.fqdnCache.addresses(patterns));
+      // Read before the group ids: a change from now on is checked against this set.
+      this.referencedServices = new Set(
+        rules.filter((r) => r.appliedTo.length > 0).flatMap((r) => r.peer.toServices),
+      );
+      const groups = this.options.serviceGroups;
+      const computed = computePolicyFlows(rules, this.ids, {
+        fqdnAddresses: (patterns) => this.fqdnCache.addresses(patterns),
+        ...(groups ? { serviceGroupIds: (keys) => keys.flatMap((k) => groups.groupIds(k)) } : {}),
+      });
       flows = [
         ...policyBaseFlows(this.options.ctx),
         ...conjunctionFlows(this.options.ctx, computed.conjunctions),

@@ -43,6 +43,11 @@ export interface CompletedRule {
     readonly members: readonly GroupMember[];
     /** FQDN patterns (egress only); their addresses come from the agent's DNS cache. */
     readonly fqdns: readonly string[];
+    /**
+     * Services as `<namespace>/<name>` (egress only): packets AntreaProxy sent through one of
+     * their ports' select groups (ServiceGroupID), whose ids come from the proxier.
+     */
+    readonly toServices: readonly string[];
     /** No peer at all: a K8s isolation-only rule, which selects no traffic. */
     readonly none: boolean;
   };
@@ -161,11 +166,16 @@ export class RuleCache {
             ipBlocks: peerSpec?.ipBlocks ?? [],
             members: [...members.values()],
             fqdns: rule.direction === 'Out' ? (peerSpec?.fqdns ?? []) : [],
+            toServices:
+              rule.direction === 'Out'
+                ? [...new Set((peerSpec?.toServices ?? []).map((s) => `${s.namespace}/${s.name}`))].sort()
+                : [],
             none:
               !peerSpec ||
               ((peerSpec.addressGroups?.length ?? 0) === 0 &&
                 (peerSpec.ipBlocks?.length ?? 0) === 0 &&
-                (peerSpec.fqdns?.length ?? 0) === 0),
+                (peerSpec.fqdns?.length ?? 0) === 0 &&
+                (peerSpec.toServices?.length ?? 0) === 0),
           },
           appliedTo: [...applied.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v),
           services: rule.services ?? [],

@@ -248,3 +248,99 @@ describe('policy flows', () => {
     `);
   });
 });
+
+describe('toServices peers', () => {
+  const groups: Record<string, number[]> = { 'ns/svc-a': [0x11, 0x12], 'ns/svc-b': [0x21] };
+  const serviceGroupIds = (keys: readonly string[]) => keys.flatMap((k) => groups[k] ?? []);
+  const egress = (
+    i: number,
+    action: 'Allow' | 'Drop',
+    to: NonNullable<NetworkPolicy['rules']>[number]['to'],
+    services?: NonNullable<NetworkPolicy['rules']>[number]['services'],
+  ) => ({
+    direction: 'Out' as const,
+    to,
+    ...(services ? { services } : {}),
+    priority: i,
+    action,
+    enableLogging: false,
+  });
+  const acnp = (rules: NetworkPolicy['rules']): NetworkPolicy => ({
+    metadata: { name: 'svc', generation: 1 },
+    rules,
+    appliedToGroups: ['atg-db'],
+    tierPriority: 250,
+    priority: 1,
+    sourceRef: { type: 'AntreaClusterNetworkPolicy', name: 'svc', uid: 'svc' },
+  });
+  const flows = (cache: RuleCache, ids = serviceGroupIds) =>
+    conjunctionFlows(
+      ctx,
+      computePolicyFlows(cache.rules(), new ConjIdAllocator(), { serviceGroupIds: ids }).conjunctions,
+    ).map((f) => formatFlow(f));
+
+  it("match the proxier's group ids in reg7, in the same clause as the rule's addresses; an unknown Service adds nothing", () => {
+    const cache = cacheWith([
+      acnp([
+        egress(0, 'Allow', {
+          toServices: [
+            { namespace: 'ns', name: 'svc-a' },
+            { namespace: 'ns', name: 'gone' },
+          ],
+        }),
+        egress(1, 'Allow', {
+          toServices: [{ namespace: 'ns', name: 'svc-b' }],
+          ipBlocks: [{ cidr: net('192.168.0.0/24') }],
+        }),
+        egress(2, 'Drop', { toServices: [{ namespace: 'ns', name: 'gone' }] }),
+      ]),
+    ]);
+    expect(flows(cache)).toMatchInlineSnapshot(`
+      [
+        "cookie=0x1020000000001, table=13, priority=64000,conj_id=1,ip actions=set_field:0x1->reg3,ct(commit,table=16,zone=65520,exec(set_field:0x100000000/0xffffffff00000000->ct_label))",
+        "cookie=0x1020000000001, table=16, priority=200,ct_state=+new+trk,ip,reg3=0x1 actions=goto_table:17",
+        "cookie=0x1020000000001, table=16, priority=200,ct_state=-new+trk,ct_label=0x100000000/0xffffffff00000000,ip actions=goto_table:17",
+        "cookie=0x1020000000002, table=13, priority=63999,conj_id=2,ip actions=set_field:0x2->reg3,ct(commit,table=16,zone=65520,exec(set_field:0x200000000/0xffffffff00000000->ct_label))",
+        "cookie=0x1020000000002, table=16, priority=200,ct_state=+new+trk,ip,reg3=0x2 actions=goto_table:17",
+        "cookie=0x1020000000002, table=16, priority=200,ct_state=-new+trk,ct_label=0x200000000/0xffffffff00000000,ip actions=goto_table:17",
+        "cookie=0x1020000000000, table=13, priority=64000,ip,reg7=0x11 actions=conjunction(1,1/3)",
+        "cookie=0x1020000000000, table=13, priority=64000,ip,reg7=0x12 actions=conjunction(1,1/3)",
+        "cookie=0x1020000000000, table=13, priority=64000,ip,nw_src=10.10.0.5 actions=conjunction(1,2/3)",
+        "cookie=0x1020000000000, table=13, priority=64000,ip actions=conjunction(1,3/3)",
+        "cookie=0x1020000000000, table=13, priority=63999,ip,nw_dst=192.168.0.0/24 actions=conjunction(2,1/3)",
+        "cookie=0x1020000000000, table=13, priority=63999,ip,reg7=0x21 actions=conjunction(2,1/3)",
+        "cookie=0x1020000000000, table=13, priority=63999,ip,nw_src=10.10.0.5 actions=conjunction(2,2/3)",
+        "cookie=0x1020000000000, table=13, priority=63999,ip actions=conjunction(2,3/3)",
+      ]
+    `);
+  });
+
+  it('select nothing without AntreaProxy, and follow the ids when they change', () => {
+    const cache = cacheWith([
+      acnp([egress(0, 'Allow', { toServices: [{ namespace: 'ns', name: 'svc-a' }] })]),
+    ]);
+    const computed = computePolicyFlows(cache.rules(), new ConjIdAllocator());
+    expect(computed.conjunctions).toEqual([]);
+    expect(computed.realized[0]!.conjIds).toEqual([]);
+    const later = flows(cache, (keys) => (keys.includes('ns/svc-a') ? [0x99] : []));
+    expect(later.filter((f) => f.includes('reg7'))).toEqual([
+      'cookie=0x1020000000000, table=13, priority=64000,ip,reg7=0x99 actions=conjunction(1,1/3)',
+    ]);
+  });
+
+  it("keep a rule's numeric ports and drop its named ones, as for ipBlocks (the Service's Pods are not known here)", () => {
+    const cache = cacheWith([
+      acnp([
+        egress(0, 'Allow', { toServices: [{ namespace: 'ns', name: 'svc-b' }] }, [
+          { protocol: 'TCP', port: 80 },
+          { protocol: 'TCP', port: 'http' },
+        ]),
+      ]),
+    ]);
+    const text = flows(cache);
+    expect(text.filter((f) => f.includes('reg7=0x21'))).toHaveLength(1);
+    expect(text.filter((f) => f.includes('tp_dst'))).toEqual([
+      'cookie=0x1020000000000, table=13, priority=64000,tcp,tp_dst=80 actions=conjunction(1,3/3)',
+    ]);
+  });
+});

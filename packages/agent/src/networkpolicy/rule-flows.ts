@@ -6,6 +6,7 @@ import {
   POLICY_PRIORITY,
   type PolicyAction,
 } from '../openflow/features/network-policy.js';
+import { matchMarks, ServiceGroupIDField } from '../openflow/fields.js';
 import type { TableName } from '../openflow/pipeline.js';
 import { type Interval, intervalsToCidrs, ipBlockIntervals, ipv4Of, isEverything } from './ip-set.js';
 import { portRangeMasks } from './port-range.js';
@@ -86,6 +87,8 @@ interface RulePart {
   readonly key: string;
   readonly services: readonly ResolvedService[] | undefined;
   readonly peerIntervals: Interval[];
+  /** Select groups of `toServices` peers: the packet's ServiceGroupID is one of them. */
+  readonly serviceGroupIds: readonly number[];
   readonly ofports: number[];
 }
 
@@ -102,9 +105,21 @@ function memberIntervals(members: readonly GroupMember[]): Interval[] {
 
 /** The addresses FQDN patterns stand for now (the agent's DNS cache). */
 export type FqdnAddresses = (patterns: readonly string[]) => readonly string[];
+/** The select group ids of Services (`<namespace>/<name>`) now (AntreaProxy's proxier). */
+export type ServiceGroupIds = (svcKeys: readonly string[]) => readonly number[];
 
-function splitRule(rule: CompletedRule, fqdnAddresses: FqdnAddresses | undefined): RulePart[] {
+/** Where peers that are not addresses in the rule get their matches from at realization time. */
+export interface PeerSources {
+  readonly fqdnAddresses?: FqdnAddresses;
+  readonly serviceGroupIds?: ServiceGroupIds;
+}
+
+function splitRule(rule: CompletedRule, sources: PeerSources): RulePart[] {
+  const { fqdnAddresses, serviceGroupIds } = sources;
   const named = rule.services.some((s) => typeof s.port === 'string');
+  // Service groups are like ipBlocks too (numeric ports only); without AntreaProxy there are none.
+  const groupIds =
+    rule.peer.toServices.length > 0 && serviceGroupIds ? [...serviceGroupIds(rule.peer.toServices)] : [];
   // FQDN addresses are like ipBlocks: no Pods behind them, so only numeric ports apply.
   const fqdnIps = rule.peer.fqdns.length > 0 && fqdnAddresses ? fqdnAddresses(rule.peer.fqdns) : [];
   const blockIntervals = [
@@ -118,6 +133,7 @@ function splitRule(rule: CompletedRule, fqdnAddresses: FqdnAddresses | undefined
         key: '',
         services: undefined,
         peerIntervals: [...blockIntervals, ...memberIntervals(rule.peer.members)],
+        serviceGroupIds: groupIds,
         ofports,
       },
     ];
@@ -128,17 +144,21 @@ function splitRule(rule: CompletedRule, fqdnAddresses: FqdnAddresses | undefined
         key: '',
         services: resolveServices(rule.services, undefined),
         peerIntervals: [...blockIntervals, ...memberIntervals(rule.peer.members)],
+        serviceGroupIds: groupIds,
         ofports,
       },
     ];
   }
   // Named ports resolve per Pod: per applied-to Pod for ingress, per peer Pod for egress.
-  const parts = new Map<string, { services: ResolvedService[]; peer: Interval[]; ofports: number[] }>();
+  const parts = new Map<
+    string,
+    { services: ResolvedService[]; peer: Interval[]; groupIds: number[]; ofports: number[] }
+  >();
   const part = (services: ResolvedService[]) => {
     const key = services.map((s) => `${s.svc.protocol ?? 'TCP'}:${s.port}:${s.svc.endPort ?? ''}`).join(',');
     let p = parts.get(key);
     if (!p) {
-      p = { services, peer: [], ofports: [] };
+      p = { services, peer: [], groupIds: [], ofports: [] };
       parts.set(key, p);
     }
     return p;
@@ -154,12 +174,20 @@ function splitRule(rule: CompletedRule, fqdnAddresses: FqdnAddresses | undefined
     for (const m of rule.peer.members)
       part(resolveServices(rule.services, m)).peer.push(...memberIntervals([m]));
     // ipBlocks carry no Pods, so only the numeric ports of the rule apply to them.
-    part(resolveServices(rule.services, undefined)).peer.push(...blockIntervals);
+    const numeric = part(resolveServices(rule.services, undefined));
+    numeric.peer.push(...blockIntervals);
+    numeric.groupIds.push(...groupIds);
     for (const p of parts.values()) p.ofports = ofports;
   }
   return [...parts.entries()]
     .filter(([, p]) => p.services.length > 0)
-    .map(([key, p]) => ({ key, services: p.services, peerIntervals: p.peer, ofports: p.ofports }));
+    .map(([key, p]) => ({
+      key,
+      services: p.services,
+      peerIntervals: p.peer,
+      serviceGroupIds: p.groupIds,
+      ofports: p.ofports,
+    }));
 }
 
 /** Stable conjunction ids per rule part; ids of rules that went are reused only after others. */
@@ -221,6 +249,18 @@ const tableOf = (dir: 'In' | 'Out', kind: 'k8s' | 'antrea' | 'baseline'): TableN
         : 'EgressDefaultRule';
 
 /**
+ * The peer matches of `toServices`: AntreaProxy loaded the service port's group id into reg7 in
+ * ServiceLB (new connections only: established ones skip both the service and the rule tables),
+ * and the packet reaches the egress rule tables already DNATed to the endpoint. One flow per
+ * group, in the same clause as the rule's address peers (either one lets the packet match).
+ */
+function serviceGroupMatches(groupIds: readonly number[]): MatchSpec[] {
+  return [...new Set(groupIds)]
+    .sort((a, b) => a - b)
+    .map((value) => ({ ip: true, ...matchMarks({ field: ServiceGroupIDField, value }) }));
+}
+
+/**
  * The applied-to clause: ingress matches the output port (reg1) of the destination Pod; egress
  * matches the source Pod's IP, as Antrea does, so a Pod's packets are subject to its egress rules
  * whichever port they enter by (spoof guard has checked IP against port already).
@@ -239,7 +279,7 @@ function appliedToClause(r: CompletedRule, ofports: readonly number[]): MatchSpe
 export function computePolicyFlows(
   rules: readonly CompletedRule[],
   ids: ConjIdAllocator,
-  fqdnAddresses?: FqdnAddresses,
+  sources: PeerSources = {},
 ): ComputedPolicyFlows {
   const conjunctions: ConjunctionSpec[] = [];
   const realized: RealizedRule[] = [];
@@ -284,12 +324,13 @@ export function computePolicyFlows(
     const priority = r.k8s ? POLICY_PRIORITY.k8sClause : priorityOf.get(r)!;
     const actionPriority = r.k8s ? POLICY_PRIORITY.k8sAction : priority;
     const conjIds: number[] = [];
-    for (const part of splitRule(r, fqdnAddresses)) {
+    for (const part of splitRule(r, sources)) {
       if (part.ofports.length === 0) continue;
       const everything = isEverything(part.peerIntervals);
       const cidrs = everything ? [] : intervalsToCidrs(part.peerIntervals);
-      // A peer set that is empty selects nothing: no flows (the rule may fill in later).
-      if (!everything && cidrs.length === 0) continue;
+      // A peer set that is empty selects nothing: no flows (the rule may fill in later, e.g. when
+      // a toServices Service is created).
+      if (!everything && cidrs.length === 0 && part.serviceGroupIds.length === 0) continue;
       const peerField = r.direction === 'In' ? 'nw_src' : 'nw_dst';
       const key = `${r.id}#${part.key}`;
       live.add(key);
@@ -312,7 +353,12 @@ export function computePolicyFlows(
                 : tableOf(r.direction, 'k8s'),
             }
           : {}),
-        peer: everything ? undefined : cidrs.map((c) => ({ ip: true, [peerField]: c })),
+        peer: everything
+          ? undefined
+          : [
+              ...cidrs.map((c): MatchSpec => ({ ip: true, [peerField]: c })),
+              ...serviceGroupMatches(part.serviceGroupIds),
+            ],
         appliedTo: appliedToClause(r, part.ofports),
         services: serviceClause(part.services),
       });

@@ -10,6 +10,7 @@ import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
 import { SERVICE_PROXY_NAME_LABEL, serviceKey } from './model.js';
 import { Proxier, type ProxierOptions, type ProxyFlowSink, SERVICE_STATIC_OWNER } from './proxier.js';
 import { ProxyMetrics } from './proxy-metrics.js';
+import { ServiceGroupIndex } from './service-group-index.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
 import { service, slice } from './test-objects.js';
 
@@ -48,7 +49,7 @@ class ManualSource implements ServiceSource {
 
 const ctx: FlowContext = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
 
-type ModelOverrides = Pick<ProxierOptions, 'skipServices' | 'serviceProxyName'>;
+type ModelOverrides = Pick<ProxierOptions, 'skipServices' | 'serviceProxyName' | 'serviceGroups'>;
 
 function setup(
   initial: { services: V1Service[]; slices: V1EndpointSlice[] },
@@ -189,6 +190,56 @@ describe('Proxier', () => {
     await proxier.idle();
     expect(owners(flows.batches[1])).toEqual([WEB]);
     expect(groupOf(flows.batches[1], WEB)?.buckets).toHaveLength(1);
+  });
+});
+
+describe('Proxier: group ids per Service (NetworkPolicy toServices)', () => {
+  it('publishes each Service’s ids after the write that made them, and only when they change', async () => {
+    const serviceGroups = new ServiceGroupIndex();
+    const told: string[][] = [];
+    serviceGroups.onChange((keys) => told.push([...keys]));
+    const { flows, proxier, h } = setup({ services: [service('web')], slices: [] }, true, { serviceGroups });
+    await proxier.start();
+    const webId = groupOf(flows.batches[0], WEB)?.groupId;
+    expect(serviceGroups.groupIds('default/web')).toEqual([webId]);
+    expect(told).toEqual([['default/web']]);
+
+    // Endpoints come and go: same group, nobody is told.
+    h().upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }]));
+    await proxier.idle();
+    expect(told).toHaveLength(1);
+
+    // A second port; a Service created later; then a failed write publishes nothing.
+    h().upsertService(
+      service('web', {
+        ports: [
+          { name: 'http', port: 80, protocol: 'TCP' },
+          { name: 'dns', port: 53, protocol: 'UDP' },
+        ],
+      }),
+    );
+    h().upsertService(service('late', { clusterIP: '10.96.0.20' }));
+    await proxier.idle();
+    const dnsId = groupOf(flows.batches.at(-1), 'service/default/web/dns/UDP')?.groupId;
+    const lateId = groupOf(flows.batches.at(-1), 'service/default/late/http/TCP')?.groupId;
+    expect(serviceGroups.groupIds('default/web')).toEqual([webId, dnsId].sort((a, b) => a! - b!));
+    expect(serviceGroups.groupIds('default/late')).toEqual([lateId]);
+    expect(told.at(-1)?.sort()).toEqual(['default/late', 'default/web']);
+
+    const original = flows.replaceMany.bind(flows);
+    let seenWhileFailing: readonly number[] = [];
+    flows.replaceMany = async () => {
+      flows.replaceMany = original;
+      seenWhileFailing = serviceGroups.groupIds('default/late');
+      throw new Error('switch gone');
+    };
+    h().removeService('default/late');
+    await proxier.idle();
+    // Until the deletion is written the group still exists, and so does the id.
+    expect(seenWhileFailing).toEqual([lateId]);
+    expect(serviceGroups.groupIds('default/late')).toEqual([]);
+    expect(told.at(-1)).toEqual(['default/late']);
+    await proxier.stop();
   });
 });
 

@@ -10,6 +10,7 @@ import type { FlowContext } from '../openflow/flow-context.js';
 import { GroupIdAllocator } from './group-ids.js';
 import { type ModelOptions, servicePortModels } from './model.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
+import type { ServiceGroupIndex } from './service-group-index.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
 import { ServiceStore } from './service-store.js';
 
@@ -25,6 +26,8 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly metrics?: ProxyMetrics;
   /** How long a burst of events may gather before one sync (default 0: the next macrotask). */
   readonly coalesceMs?: number;
+  /** Told each Service's group ids after every write (NetworkPolicy `toServices` peers match them). */
+  readonly serviceGroups?: ServiceGroupIndex;
 }
 
 /** Owner key of the flows every Node needs once when AntreaProxy is on. */
@@ -35,6 +38,7 @@ interface AppliedPort {
   /** Its ServicePortFlowConfig as JSON: equal text, nothing to write. */
   readonly config: string;
   readonly endpoints: number;
+  readonly groupId: number;
 }
 
 const endpointsOf = (ports: ReadonlyMap<string, AppliedPort> | undefined): number => {
@@ -184,7 +188,7 @@ export class Proxier implements ServiceHandlers {
         if (!before?.has(owner)) fresh.push(owner);
         const cfg: ServicePortFlowConfig = { ...model, groupId: this.groupIds.idFor(owner) };
         const config = JSON.stringify(cfg);
-        ports.set(owner, { config, endpoints: cfg.endpoints.length });
+        ports.set(owner, { config, endpoints: cfg.endpoints.length, groupId: cfg.groupId });
         if (before?.get(owner)?.config === config) continue;
         const { flows, groups } = servicePortFlows(this.o.ctx, cfg);
         changes.push([owner, flows, groups]);
@@ -207,6 +211,9 @@ export class Proxier implements ServiceHandlers {
     // Ids are freed only once their groups are gone, so no new service port reuses a live group.
     for (const owner of removed) this.groupIds.release(owner);
     for (const [svcKey, ports] of next) this.record(svcKey, ports);
+    this.o.serviceGroups?.update(
+      [...next].map(([svcKey, ports]) => [svcKey, [...ports.values()].map((p) => p.groupId)] as const),
+    );
     this.o.metrics?.servicesInstalled.set(this.portsInstalled);
     this.o.metrics?.endpointsInstalled.set(this.endpointsInstalled);
     if (changes.length > 0)
