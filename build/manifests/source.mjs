@@ -44,7 +44,7 @@ export const AGENT_RULES = [
   rule(['crd.antrea.io'], ['antreaagentinfos'], ['get', 'create', 'update', 'patch', 'delete']),
   rule(
     ['crd.antrea.io'],
-    ['traceflows', 'traceflows/status', 'egresses', 'externalippools'],
+    ['traceflows', 'traceflows/status', 'egresses', 'egresses/status', 'externalippools'],
     [...READ, 'patch', 'update'],
   ),
   rule(

@@ -186,6 +186,8 @@ describe('valid objects', () => {
     ['Traceflow (live traffic)', ex.liveTraceflow],
     ['AntreaAgentInfo', ex.agentInfo],
     ['AntreaControllerInfo', ex.controllerInfo],
+    ['ExternalIPPool', ex.externalIPPool],
+    ['Egress', ex.egress],
   ];
 
   it.each(valid)('%s is stored exactly as written', async (_name, obj) => {
@@ -291,6 +293,8 @@ describe('valid objects', () => {
       'Num Pods/2',
       'Subnets/2',
     ]);
+    expect(await columns(ex.egress)).toEqual(['Name/0', 'EgressIP/0', 'Age/0', 'Node/0']);
+    expect(await columns(ex.externalIPPool)).toEqual(['Name/0', 'Total/0', 'Used/0', 'Age/0']);
     const agents = await rest.call('GET', collectionOf(ex.agentInfo), undefined, {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
     });
@@ -534,6 +538,46 @@ const invalid: InvalidCase[] = [
     ['10.0.0.1/24', 'fd00::1/64', '10.0.0.2/24'],
   ),
   setting('AntreaControllerInfo apiPort 0', ex.controllerInfo, 'apiPort', 0),
+  removing('Egress without appliedTo', ex.egress, 'spec.appliedTo'),
+  {
+    name: 'Egress with neither egressIP nor externalIPPool',
+    base: ex.egress,
+    mutate: (o) => {
+      delete o.spec.egressIP;
+      delete o.spec.externalIPPool;
+    },
+    field: 'spec',
+    combinator: 'oneOf',
+  },
+  {
+    name: 'Egress with both the single and the list form',
+    base: ex.egress,
+    mutate: (o) => {
+      o.spec.egressIPs = ['10.10.0.9'];
+    },
+    field: 'spec',
+    combinator: 'oneOf',
+  },
+  {
+    name: 'Egress egressIP not an IP',
+    base: ex.egress,
+    mutate: (o) => {
+      o.spec.egressIP = '10.10.0';
+    },
+    field: 'spec.egressIP',
+    combinator: 'oneOf',
+  },
+  removing('ExternalIPPool without nodeSelector', ex.externalIPPool, 'spec.nodeSelector'),
+  setting('ExternalIPPool range cidr not a CIDR', ex.externalIPPool, 'spec.ipRanges[1].cidr', '10.10.1.0/33'),
+  {
+    name: 'ExternalIPPool range with start and no end',
+    base: ex.externalIPPool,
+    mutate: (o) => {
+      o.spec.ipRanges = [{ start: '10.10.0.2' }];
+    },
+    field: 'spec.ipRanges[0]',
+    combinator: 'oneOf',
+  },
 ];
 
 describe('invalid objects', () => {

@@ -4,7 +4,9 @@ import type {
   AntreaNetworkPolicy,
   ClusterGroup,
   ClusterNetworkPolicy,
+  Egress,
   ExternalEntity,
+  ExternalIPPool,
   Group,
   PolicyPeer,
   PolicyRule,
@@ -307,4 +309,29 @@ export const controllerInfo: AntreaControllerInfo = {
     { type: 'ControllerHealthy', status: 'True', lastHeartbeatTime: '2026-11-21T09:00:00Z' },
   ],
   apiPort: 10349,
+};
+
+// docs/egress.md: a pool on the Node subnet for Nodes labelled network-role=egress-gateway.
+export const externalIPPool: ExternalIPPool = {
+  apiVersion: 'crd.antrea.io/v1beta1',
+  kind: 'ExternalIPPool',
+  metadata: { name: 'prod-external-ip-pool' },
+  spec: {
+    ipRanges: [{ start: '10.10.0.2', end: '10.10.0.3' }, { cidr: '10.10.1.0/28' }],
+    nodeSelector: { matchLabels: { 'network-role': 'egress-gateway' } },
+  },
+};
+
+export const egress: Egress = {
+  apiVersion: 'crd.antrea.io/v1beta1',
+  kind: 'Egress',
+  metadata: { name: 'egress-prod-web' },
+  spec: {
+    appliedTo: {
+      namespaceSelector: { matchLabels: { env: 'prod' } },
+      podSelector: { matchLabels: { role: 'web' } },
+    },
+    egressIP: '10.10.0.8',
+    externalIPPool: 'prod-external-ip-pool',
+  },
 };

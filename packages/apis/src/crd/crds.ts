@@ -6,7 +6,9 @@ import {
   type CustomResourceDefinition,
   clusterGroupCrd,
   clusterNetworkPolicyCrd,
+  egressCrd,
   externalEntityCrd,
+  externalIPPoolCrd,
   groupCrd,
   supportBundleCollectionCrd,
   tierCrd,
@@ -24,6 +26,8 @@ const factories: Record<CrdKind, () => CustomResourceDefinition> = {
   SupportBundleCollection: supportBundleCollectionCrd,
   AntreaControllerInfo: antreaControllerInfoCrd,
   AntreaAgentInfo: antreaAgentInfoCrd,
+  Egress: egressCrd,
+  ExternalIPPool: externalIPPoolCrd,
 };
 
 /** A fresh CRD manifest for one kind (callers may mutate it). */

@@ -1,5 +1,6 @@
 export * from './crd-informer.js';
 export * from './crds.js';
+export * from './egress.js';
 export * from './external-entity.js';
 export * from './group.js';
 export * from './kinds.js';

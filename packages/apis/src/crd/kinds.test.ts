@@ -15,6 +15,8 @@ describe('CRD_KINDS', () => {
       SupportBundleCollection: 'crd.antrea.io/v1alpha1',
       AntreaControllerInfo: 'crd.antrea.io/v1beta1',
       AntreaAgentInfo: 'crd.antrea.io/v1beta1',
+      Egress: 'crd.antrea.io/v1beta1',
+      ExternalIPPool: 'crd.antrea.io/v1beta1',
     });
   });
 

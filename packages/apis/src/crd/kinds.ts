@@ -56,6 +56,8 @@ export const CRD_KINDS = Object.freeze({
   ),
   AntreaControllerInfo: kindInfo('AntreaControllerInfo', 'antreacontrollerinfos', 'v1beta1', false, ['aci']),
   AntreaAgentInfo: kindInfo('AntreaAgentInfo', 'antreaagentinfos', 'v1beta1', false, ['aai']),
+  Egress: kindInfo('Egress', 'egresses', 'v1beta1', false, ['eg']),
+  ExternalIPPool: kindInfo('ExternalIPPool', 'externalippools', 'v1beta1', false, ['eip']),
 });
 
 export type CrdKind = keyof typeof CRD_KINDS;

@@ -1,5 +1,5 @@
 import type { CrdKindInfo } from '../kinds.js';
-import type { CustomResourceDefinition, JSONSchemaProps, PrinterColumn } from './openapi.js';
+import type { CrdVersion, CustomResourceDefinition, JSONSchemaProps, PrinterColumn } from './openapi.js';
 
 export interface CrdOptions {
   /** Root openAPIV3Schema (type object). */
@@ -7,10 +7,27 @@ export interface CrdOptions {
   printerColumns?: PrinterColumn[];
   /** Serve /status separately so controllers, not users, own .status. */
   statusSubresource?: boolean;
+  /**
+   * Versions Antrea still serves beside the stored one (same schema, not stored). Listed first, as
+   * Antrea does; kube-apiserver converts between them by rewriting apiVersion only.
+   */
+  olderVersions?: { name: string; deprecationWarning?: string }[];
 }
 
-/** Builds a single-version CRD manifest whose names all come from the kind table. */
+/** Builds a CRD manifest whose names all come from the kind table, storing info.version. */
 export function defineCrd(info: CrdKindInfo, opts: CrdOptions): CustomResourceDefinition {
+  const version = (name: string, storage: boolean): CrdVersion => ({
+    name,
+    served: true,
+    storage,
+    ...(opts.printerColumns ? { additionalPrinterColumns: opts.printerColumns } : {}),
+    schema: { openAPIV3Schema: opts.schema },
+    ...(opts.statusSubresource ? { subresources: { status: {} } } : {}),
+  });
+  const older = (opts.olderVersions ?? []).map((v) => ({
+    ...version(v.name, false),
+    ...(v.deprecationWarning ? { deprecated: true, deprecationWarning: v.deprecationWarning } : {}),
+  }));
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -19,16 +36,7 @@ export function defineCrd(info: CrdKindInfo, opts: CrdOptions): CustomResourceDe
     metadata: { name: `${info.plural}.${info.group}`, labels: { app: 'antrea' } },
     spec: {
       group: info.group,
-      versions: [
-        {
-          name: info.version,
-          served: true,
-          storage: true,
-          ...(opts.printerColumns ? { additionalPrinterColumns: opts.printerColumns } : {}),
-          schema: { openAPIV3Schema: opts.schema },
-          ...(opts.statusSubresource ? { subresources: { status: {} } } : {}),
-        },
-      ],
+      versions: [...older, version(info.version, true)],
       scope: info.namespaced ? 'Namespaced' : 'Cluster',
       names: {
         plural: info.plural,

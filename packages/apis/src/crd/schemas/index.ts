@@ -1,5 +1,6 @@
 // Only the CRD factories and schema types leave this folder; the builders stay internal.
 export { LABEL_VALUE_PATTERN } from './common.js';
+export { egressCrd, externalIPPoolCrd } from './egress.js';
 export { externalEntityCrd } from './external-entity.js';
 export { clusterGroupCrd, groupCrd } from './group.js';
 export { antreaAgentInfoCrd, antreaControllerInfoCrd } from './monitoring.js';

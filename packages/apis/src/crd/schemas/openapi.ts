@@ -18,6 +18,7 @@ export interface JSONSchemaProps {
   minProperties?: number;
   maxProperties?: number;
   maxItems?: number;
+  maxLength?: number;
   oneOf?: JSONSchemaProps[];
   anyOf?: JSONSchemaProps[];
   'x-kubernetes-int-or-string'?: true;
@@ -38,6 +39,8 @@ export interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
   additionalPrinterColumns?: PrinterColumn[];
   schema: { openAPIV3Schema: JSONSchemaProps };
   subresources?: { status?: Record<string, never> };
