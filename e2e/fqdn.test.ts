@@ -3,7 +3,8 @@
 // and TCP servers run in the root namespace on addresses of the lab's underlay (the "external
 // hosts" behind the Node's gateway and SNAT). A client Pod under an ACNP (allow DNS, allow
 // `*.test.example` and one exact name on TCP 8080, drop the rest) resolves names through that DNS
-// server and connects to the answers on real packets.
+// server and connects to the answers on real packets. `antctl get fqdncache` (the built binary in
+// the Node's netns) lists what the agent learned.
 
 import { execFile } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
@@ -16,6 +17,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEgressPolicy } from './fqdn/cluster-policy.js';
 import { DnsResponder, type ZoneEntry } from './fqdn/dns-responder.js';
+import { kubectlCommand } from './framework/providers/kind.js';
+import { KubectlObjects } from './framework/providers/kubectl-objects.js';
+import { LabClusterProvider } from './framework/providers/lab-cluster-provider.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const INSTANCE = 22;
@@ -108,6 +112,7 @@ interface Lookup {
 describe.skipIf(!isRoot)('FQDN egress policies on the lab', () => {
   let lab: Lab;
   let dnsServer: DnsResponder;
+  let provider: LabClusterProvider;
   const tcpServers: Server[] = [];
 
   const client = async (args: string[]) =>
@@ -149,13 +154,26 @@ describe.skipIf(!isRoot)('FQDN egress policies on the lab', () => {
     return r;
   };
   const connect = async (ip: string): Promise<string> => (await client(['connect', ip])).r;
+  /** The built antctl in agent mode on the Node, with the agent's loopback token (as in the agent Pod). */
+  const antctl = (args: string[]): Promise<string> => provider.antctl(args, { mode: 'agent', node: NODE });
 
   beforeAll(async () => {
-    await exec('npx', ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'], {
-      cwd: ROOT,
-    });
+    await exec(
+      'npx',
+      ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller', 'cmd/antctl'],
+      {
+        cwd: ROOT,
+      },
+    );
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 1 });
+    provider = new LabClusterProvider(
+      lab,
+      new KubectlObjects(
+        kubectlCommand({ kubectl: join(cachedBinDir(), 'kubectl'), kubeconfig: lab.kubeconfigPath }),
+      ),
+      { antctlMain: join(ROOT, 'dist/cmd/antctl/main.js') },
+    );
     for (const ip of Object.values(IP)) {
       await run(['ip', 'addr', 'add', `${ip}/32`, 'dev', lab.layout.underlayBridge]);
       const server = createServer((s) => {
@@ -242,6 +260,37 @@ describe.skipIf(!isRoot)('FQDN egress policies on the lab', () => {
     expect(await connect(IP.never)).toBe('timeout');
     // The Drop rule counted them (what lookupAllowedAtOnce relies on).
     expect(await settled(policyDrops)).toBeGreaterThan(drops);
+  });
+
+  it('antctl get fqdncache lists the learned names and addresses, and --domain filters them', async () => {
+    const asked = Date.now();
+    const all = JSON.parse(await antctl(['get', 'fqdncache', '-o', 'json'])) as {
+      fqdnName: string;
+      ipAddress: string;
+      expirationTime: string;
+    }[];
+    // Selected names the Pod looked up (a CNAME under the name asked for); never an unselected one.
+    expect(all.map((e) => [e.fqdnName, e.ipAddress])).toEqual([
+      ['a.test.example', IP.wild],
+      ['b.test.example', IP.cname],
+      ['big.test.example', IP.tcpDns],
+      ['exact.example.org', IP.exact],
+    ]);
+    // Learned with a 3600 s TTL within this file's run.
+    for (const e of all) {
+      const left = Date.parse(e.expirationTime) - asked;
+      expect(left).toBeGreaterThan(3_000_000);
+      expect(left).toBeLessThanOrEqual(3_600_000);
+    }
+    const table = (await antctl(['get', 'fqdncache', '--domain', '*.test.example'])).trimEnd().split('\n');
+    expect(table[0]).toMatch(/^FQDN +ADDRESS +EXPIRATION TIME *$/);
+    expect(table.slice(1).map((l) => l.split(/ +/).slice(0, 2))).toEqual([
+      ['a.test.example', IP.wild],
+      ['b.test.example', IP.cname],
+      ['big.test.example', IP.tcpDns],
+    ]);
+    expect(table[1]).toMatch(/ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC *$/);
+    expect(await antctl(['get', 'fqdncache', '-d', 'nothing.example'])).toBe('\n');
   });
 
   it('delivers a response the agent cannot parse, unchanged', async () => {
