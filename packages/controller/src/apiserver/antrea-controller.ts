@@ -18,6 +18,10 @@ import { makeInformer } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { type Clock, systemClock } from '../clock.js';
+import { EgressController, type EgressInformers } from '../egress/egress-controller.js';
+import type { InternalEgressGroup } from '../egress/egress-group.js';
+import { registerEgressGroupResource } from '../egress/egress-group-resource.js';
+import { KubeEgressWriter, makeEgressInformers } from '../egress/kube-egress-writer.js';
 import { InformerAdapter } from '../informers/informer-adapter.js';
 import { makePolicyInformers, type PolicyInformers } from '../informers/informers.js';
 import { KubeTierClient } from '../kube/tier-client.js';
@@ -79,6 +83,8 @@ export interface AntreaControllerConfig {
   webhooks?: boolean;
   /** Handle SupportBundleCollection CRs (Antrea's Alpha gate, off there by default). Default true. */
   supportBundleCollection?: boolean;
+  /** Egress: pool IP allocation and EgressGroups (Antrea's Beta gate, on by default). Default true. */
+  egress?: boolean;
 }
 
 export interface AntreaControllerDeps {
@@ -87,6 +93,7 @@ export interface AntreaControllerDeps {
   clock?: Clock;
   /** Test doubles; default client-node informers. */
   informers?: PolicyInformers;
+  egressInformers?: EgressInformers;
   metricsRegistry?: Registry;
   /** Support bundle inputs: the process's recent log lines and values known to be secret. */
   supportBundle?: { logs?: LogRing; secrets?: () => Promise<string[]> };
@@ -101,6 +108,9 @@ export class AntreaController {
   readonly networkPolicies = new RamStore<InternalNetworkPolicy>('NetworkPolicy');
   readonly appliedToGroups = new RamStore<InternalAppliedToGroup>('AppliedToGroup');
   readonly addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
+  readonly egressGroups = new RamStore<InternalEgressGroup>('EgressGroup');
+  readonly egress: EgressController | undefined;
+  readonly #egressHub: { start(): void; stop(): void } | undefined;
   readonly api: ControllerApi;
   /** Per-policy and per-rule traffic the agents report (stats.antrea.io; the dashboard reads it). */
   readonly stats: StatsAggregator;
@@ -216,6 +226,16 @@ export class AntreaController {
       (err) => this.#log.warn({ err }, 'support bundle collection failed'),
     );
     registerSupportBundleResource(registry, this.supportBundle);
+    if (config.egress ?? true) {
+      this.egress = new EgressController({
+        informers: deps.egressInformers ?? makeEgressInformers(kc),
+        writer: new KubeEgressWriter(kc),
+        groups: this.egressGroups,
+        logger,
+        clock,
+      });
+      this.#egressHub = registerEgressGroupResource(registry, this.egressGroups, logger);
+    }
     this.supportBundleCollections =
       (config.supportBundleCollection ?? true)
         ? new SupportBundleCollectionController({
@@ -337,6 +357,9 @@ export class AntreaController {
     if (!this.#started) return;
     this.#synced = true;
     this.#log.info(this.#engine.counts(), 'initial policy computation done');
+    this.#egressHub?.start();
+    await this.egress?.start();
+    if (!this.#started) return;
     this.#status?.start();
     if (this.#tiers) {
       // Antrea's initialize-tiers post-start hook: in the background, retried until it works.
@@ -405,6 +428,8 @@ export class AntreaController {
     this.#tlsSecret?.stop();
     await this.server.stop();
     this.api.stop();
+    await this.egress?.stop();
+    this.#egressHub?.stop();
     this.#status?.stop();
     await this.#adapter.stop();
     this.certificates.stop();

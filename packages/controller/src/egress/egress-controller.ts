@@ -1,0 +1,251 @@
+import type {
+  CrdCondition,
+  Egress,
+  EgressConditionType,
+  EgressStatus,
+  ExternalIPPool,
+} from '@antrea-ts/apis';
+import { EGRESS_CONDITION_REASONS } from '@antrea-ts/apis';
+import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { InformerLike } from '../informers/informers.js';
+import type { RamStore } from '../store/ram-store.js';
+import { type PoolUsage, planAllocations } from './allocation-plan.js';
+import { computeEgressGroup, type InternalEgressGroup, sameEgressGroup } from './egress-group.js';
+
+/** Writes to kube-apiserver; failures are retried by the next sync. */
+export interface EgressWriter {
+  /** spec.egressIP of an Egress, where Antrea keeps a pool allocation. */
+  setEgressIP(egress: Egress, ip: string): Promise<void>;
+  setEgressStatus(egress: Egress, status: EgressStatus): Promise<void>;
+  setPoolUsage(pool: ExternalIPPool, usage: PoolUsage): Promise<void>;
+}
+
+export interface EgressInformers {
+  egresses: InformerLike<Egress>;
+  externalIPPools: InformerLike<ExternalIPPool>;
+  pods: InformerLike<V1Pod>;
+  namespaces: InformerLike<V1Namespace>;
+}
+
+export interface EgressControllerOptions {
+  informers: EgressInformers;
+  writer: EgressWriter;
+  groups: RamStore<InternalEgressGroup>;
+  logger: Logger;
+  clock: Clock;
+  /** Delay before retrying after a failed write, ms. */
+  retryMs?: number;
+}
+
+const keyOf = (o: { metadata?: { name?: string; namespace?: string } }) =>
+  `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** A cache fed by one informer's events. */
+function follow<T extends { metadata?: { name?: string; namespace?: string } }>(
+  informer: InformerLike<T>,
+  cache: Map<string, T>,
+  changed: () => void,
+): void {
+  informer.on('add', (o) => {
+    cache.set(keyOf(o), o);
+    changed();
+  });
+  informer.on('update', (o) => {
+    cache.set(keyOf(o), o);
+    changed();
+  });
+  informer.on('delete', (o) => {
+    cache.delete(keyOf(o));
+    changed();
+  });
+}
+
+/**
+ * antrea-controller's Egress side (Antrea's pkg/controller/egress and externalippool): allocates
+ * pool IPs to Egresses that have a pool and no egressIP, writes the IPAllocated condition and each
+ * pool's usage, and keeps one EgressGroup per Egress in `groups` for the API server to serve.
+ * Every sync recomputes all of it from the informers' caches (the state is small: a handful of
+ * Egresses); syncs are serialized and coalesced.
+ */
+export class EgressController {
+  readonly #opts: EgressControllerOptions;
+  readonly #log: Logger;
+  readonly #egresses = new Map<string, Egress>();
+  readonly #pools = new Map<string, ExternalIPPool>();
+  readonly #pods = new Map<string, V1Pod>();
+  readonly #namespaces = new Map<string, V1Namespace>();
+  /** IPs written to an Egress's spec and not yet seen back from the informer. */
+  readonly #pending = new Map<string, string>();
+  #started = false;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(opts: EgressControllerOptions) {
+    this.#opts = opts;
+    this.#log = opts.logger.child({ component: 'egress-controller' });
+    const changed = () => this.#schedule();
+    const inf = opts.informers;
+    follow(inf.egresses, this.#egresses, changed);
+    follow(inf.externalIPPools, this.#pools, changed);
+    follow(inf.pods, this.#pods, changed);
+    follow(inf.namespaces, this.#namespaces, changed);
+    // client-node informers stop on a failed list or watch (e.g. the CRDs not installed yet).
+    for (const informer of [inf.egresses, inf.externalIPPools, inf.pods, inf.namespaces]) {
+      informer.on('error', (err) => {
+        if (!this.#started) return;
+        this.#log.warn({ err: String(err) }, 'Egress informer failed; restarting');
+        setTimeout(() => {
+          if (this.#started) void informer.start().catch(() => undefined);
+        }, this.#opts.retryMs ?? 1000);
+      });
+    }
+  }
+
+  /** Lists everything, then syncs once; resolves after that first sync. */
+  async start(): Promise<void> {
+    const inf = this.#opts.informers;
+    await Promise.all([
+      inf.egresses.start(),
+      inf.externalIPPools.start(),
+      inf.namespaces.start(),
+      inf.pods.start(),
+    ]);
+    this.#started = true;
+    this.#schedule();
+    await this.#running;
+  }
+
+  async stop(): Promise<void> {
+    this.#started = false;
+    clearTimeout(this.#retry);
+    const inf = this.#opts.informers;
+    await Promise.all([
+      inf.egresses.stop(),
+      inf.externalIPPools.stop(),
+      inf.namespaces.stop(),
+      inf.pods.stop(),
+    ]);
+    await this.#running;
+  }
+
+  /** Settles when no sync is running or queued (tests). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  #schedule(): void {
+    if (!this.#started) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        await new Promise((r) => setImmediate(r));
+        try {
+          await this.#sync();
+        } catch (err) {
+          this.#log.warn({ err }, 'Egress sync failed; retrying');
+          this.#retry = setTimeout(() => this.#schedule(), this.#opts.retryMs ?? 1000);
+        }
+      } while (this.#again && this.#started);
+      this.#running = undefined;
+    })();
+  }
+
+  async #sync(): Promise<void> {
+    const egresses = [...this.#egresses.values()];
+    for (const name of [...this.#pending.keys()]) {
+      const e = this.#egresses.get(`/${name}`);
+      if (!e || e.spec.egressIP !== undefined || !e.spec.externalIPPool) this.#pending.delete(name);
+    }
+    const plan = planAllocations([...this.#pools.values()], egresses, this.#pending);
+    this.#syncGroups(egresses);
+    const errors: unknown[] = [];
+    const attempt = async (what: string, write: () => Promise<void>) => {
+      try {
+        await write();
+      } catch (err) {
+        this.#log.warn({ err: String(err), what }, 'Egress write failed');
+        errors.push(err);
+      }
+    };
+    for (const [name, ip] of plan.toWrite) {
+      const e = this.#egresses.get(`/${name}`);
+      if (!e || e.spec.egressIP !== undefined) continue;
+      this.#pending.set(name, ip);
+      this.#log.info({ egress: name, ip, pool: e.spec.externalIPPool }, 'allocated Egress IP');
+      await attempt(`egressIP of ${name}`, () => this.#opts.writer.setEgressIP(e, ip));
+    }
+    for (const e of egresses) {
+      if (!e.spec.externalIPPool) continue;
+      const name = e.metadata.name ?? '';
+      const ip = plan.allocated.get(name);
+      const failure = plan.failed.get(name);
+      const want: CrdCondition<EgressConditionType> = ip
+        ? {
+            type: 'IPAllocated',
+            status: 'True',
+            reason: EGRESS_CONDITION_REASONS.allocated,
+            message: `Allocated ${ip} from ExternalIPPool ${e.spec.externalIPPool}`,
+          }
+        : {
+            type: 'IPAllocated',
+            status: 'False',
+            reason: EGRESS_CONDITION_REASONS.allocationError,
+            message: failure ?? 'not allocated',
+          };
+      const conditions = e.status?.conditions ?? [];
+      const have = conditions.find((c) => c.type === 'IPAllocated');
+      if (have && have.status === want.status && have.reason === want.reason && have.message === want.message)
+        continue;
+      const lastTransitionTime =
+        have?.status === want.status && have.lastTransitionTime
+          ? have.lastTransitionTime
+          : this.#opts.clock
+              .now()
+              .toISOString()
+              .replace(/\.\d{3}Z$/, 'Z');
+      const status: EgressStatus = {
+        ...(e.status ?? {}),
+        conditions: [...conditions.filter((c) => c.type !== 'IPAllocated'), { ...want, lastTransitionTime }],
+      };
+      await attempt(`status of ${name}`, () => this.#opts.writer.setEgressStatus(e, status));
+    }
+    for (const pool of this.#pools.values()) {
+      const usage = plan.usage.get(pool.metadata.name ?? '');
+      const have = pool.status?.usage;
+      if (!usage || (have && have.total === usage.total && have.used === usage.used)) continue;
+      await attempt(`usage of ${pool.metadata.name}`, () => this.#opts.writer.setPoolUsage(pool, usage));
+    }
+    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} Egress writes failed`);
+  }
+
+  #syncGroups(egresses: readonly Egress[]): void {
+    const store = this.#opts.groups;
+    const wanted = new Set<string>();
+    for (const e of egresses) {
+      let group: InternalEgressGroup;
+      try {
+        group = computeEgressGroup(e, this.#pods.values(), this.#namespacesByName());
+      } catch (err) {
+        this.#log.warn({ err: String(err), egress: e.metadata.name }, 'Egress appliedTo does not compile');
+        continue;
+      }
+      wanted.add(group.name);
+      const prev = store.get(group.name)?.object;
+      if (!prev || !sameEgressGroup(prev, group)) store.put(group);
+    }
+    for (const { object } of store.list().items) if (!wanted.has(object.name)) store.delete(object.name);
+  }
+
+  #namespacesByName(): Map<string, V1Namespace> {
+    const out = new Map<string, V1Namespace>();
+    for (const ns of this.#namespaces.values()) out.set(ns.metadata?.name ?? '', ns);
+    return out;
+  }
+}
