@@ -59,8 +59,9 @@ import type { ServiceSource } from './proxy/service-source.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
 import { type AgentBundleSource, agentBundleCollector } from './supportbundle/agent-collectors.js';
-import { type BundleUploader, HttpBundleUploader } from './supportbundle/bundle-uploader.js';
+import type { BundleUploader } from './supportbundle/bundle-uploader.js';
 import { SupportBundleCollectionAgent } from './supportbundle/collection-agent.js';
+import { FileServerBundleUploader } from './supportbundle/file-server-uploader.js';
 import type { TraceflowApi } from './traceflow/kube-traceflow-api.js';
 import { tracedRule } from './traceflow/traced-rule.js';
 import { TraceflowAgent } from './traceflow/traceflow-agent.js';
@@ -524,7 +525,7 @@ export class Agent {
             ...bundleSource,
             secrets: async () => [...(await bundleSource.secrets()), ...secrets],
           })(since, AbortSignal.timeout(300_000)),
-        uploader: deps.bundleUploader ?? new HttpBundleUploader(),
+        uploader: deps.bundleUploader ?? new FileServerBundleUploader(this.log),
         logger: this.log,
       });
       this.collections.start();

@@ -49,5 +49,6 @@ export { type CertFiles, type CertRequest, TestPki } from './pki.js';
 export * from './pod-bed.js';
 export { freePort } from './ports.js';
 export { serviceWithEndpoints } from './service-endpoints.js';
+export { type SshdInstance, type StartSshdOptions, startSshd, userExists } from './sshd.js';
 export { makeTempDir, TEMP_PREFIX, type TempDir } from './temp-dir.js';
 export { createUnderlay, type Underlay } from './underlay.js';

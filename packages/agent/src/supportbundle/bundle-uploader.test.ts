@@ -33,9 +33,14 @@ describe('HttpBundleUploader', () => {
   it('PUTs the archive under the URL with each kind of credentials', async () => {
     const up = new HttpBundleUploader();
     const archive = Buffer.from('tar.gz bytes');
-    await up.upload(`${base}/bundles/`, { bearerToken: 'tok' }, 'n1_c.tar.gz', archive);
-    await up.upload(`${base}/bundles`, { apiKey: 'key' }, 'n1_c.tar.gz', archive);
-    await up.upload(base, { basicAuthentication: { username: 'u', password: 'p' } }, 'n1_c.tar.gz', archive);
+    await up.upload({ url: `${base}/bundles/` }, { bearerToken: 'tok' }, 'n1_c.tar.gz', archive);
+    await up.upload({ url: `${base}/bundles` }, { apiKey: 'key' }, 'n1_c.tar.gz', archive);
+    await up.upload(
+      { url: base },
+      { basicAuthentication: { username: 'u', password: 'p' } },
+      'n1_c.tar.gz',
+      archive,
+    );
     expect(seen.map((s) => [s.method, s.url, s.body.toString()])).toEqual([
       ['PUT', '/bundles/n1_c.tar.gz', 'tar.gz bytes'],
       ['PUT', '/bundles/n1_c.tar.gz', 'tar.gz bytes'],
@@ -46,21 +51,21 @@ describe('HttpBundleUploader', () => {
     expect(seen[2]?.headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
   });
 
-  it('fails with AGENT_BUNDLE_UPLOAD_FAILED on a refusal, an unreachable server and sftp://', async () => {
+  it('fails with AGENT_BUNDLE_UPLOAD_FAILED on a refusal, an unreachable server and another scheme', async () => {
     const up = new HttpBundleUploader(2_000);
     const code = async (p: Promise<void>) =>
       p.then(
         () => 'ok',
         (e: unknown) => (AgentError.is(e) ? e.code : 'other'),
       );
-    expect(await code(up.upload(`${base}/refuse`, {}, 'x', Buffer.alloc(1)))).toBe(
+    expect(await code(up.upload({ url: `${base}/refuse` }, {}, 'x', Buffer.alloc(1)))).toBe(
       'AGENT_BUNDLE_UPLOAD_FAILED',
     );
-    expect(await code(up.upload('http://127.0.0.1:1', {}, 'x', Buffer.alloc(1)))).toBe(
+    expect(await code(up.upload({ url: 'http://127.0.0.1:1' }, {}, 'x', Buffer.alloc(1)))).toBe(
       'AGENT_BUNDLE_UPLOAD_FAILED',
     );
-    await expect(up.upload('sftp://files:22/upload', {}, 'x', Buffer.alloc(1))).rejects.toThrow(
-      'sftp upload is not implemented by Antrea-TS: use an http(s):// fileServer URL',
+    await expect(up.upload({ url: 'sftp://files:22/upload' }, {}, 'x', Buffer.alloc(1))).rejects.toThrow(
+      'not an http(s):// file server URL: sftp://files:22/upload',
     );
   });
 });

@@ -1,7 +1,6 @@
-// Where a SupportBundleCollection's archive goes. Antrea uploads with SFTP to fileServer.url;
-// Antrea-TS has no SSH client (no dependency speaks SFTP, and writing SSH is out of scope), so it
-// uploads over HTTP(S) with PUT, carrying the collection's credentials as HTTP authentication,
-// and reports sftp:// URLs as unsupported on the collection's status.
+// Where a SupportBundleCollection's archive goes: the uploader interface, and its HTTP(S) PUT form,
+// an Antrea-TS extension for http(s):// fileServer URLs carrying the collection's credentials as
+// HTTP authentication (Antrea uploads with SFTP only: sftp-uploader.ts).
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { AgentError } from '../errors.js';
@@ -17,8 +16,20 @@ export interface BundleServerAuth {
   basicAuthentication?: { username?: string; password?: string };
 }
 
+/** spec.fileServer as agents receive it (controlplane BundleFileServer). */
+export interface BundleFileServer {
+  url: string;
+  /** The SSH host key the server must present (wire format); absent: any. */
+  hostPublicKey?: Uint8Array;
+}
+
 export interface BundleUploader {
-  upload(url: string, auth: BundleServerAuth, fileName: string, archive: Buffer): Promise<void>;
+  upload(
+    fileServer: BundleFileServer,
+    auth: BundleServerAuth,
+    fileName: string,
+    archive: Buffer,
+  ): Promise<void>;
 }
 
 function authHeaders(auth: BundleServerAuth): Record<string, string> {
@@ -35,7 +46,12 @@ function authHeaders(auth: BundleServerAuth): Record<string, string> {
 export class HttpBundleUploader implements BundleUploader {
   constructor(private readonly timeoutMs = 120_000) {}
 
-  upload(url: string, auth: BundleServerAuth, fileName: string, archive: Buffer): Promise<void> {
+  upload(
+    { url }: BundleFileServer,
+    auth: BundleServerAuth,
+    fileName: string,
+    archive: Buffer,
+  ): Promise<void> {
     let target: URL;
     try {
       target = new URL(`${url.replace(/\/+$/, '')}/${encodeURIComponent(fileName)}`);
@@ -44,10 +60,7 @@ export class HttpBundleUploader implements BundleUploader {
     }
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
       return Promise.reject(
-        new AgentError(
-          'AGENT_BUNDLE_UPLOAD_FAILED',
-          `${target.protocol.replace(':', '')} upload is not implemented by Antrea-TS: use an http(s):// fileServer URL`,
-        ),
+        new AgentError('AGENT_BUNDLE_UPLOAD_FAILED', `not an http(s):// file server URL: ${url}`),
       );
     }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -9,7 +9,7 @@ import {
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Http2ControllerConnection } from '../networkpolicy/controller-connection.js';
-import type { BundleServerAuth } from './bundle-uploader.js';
+import type { BundleFileServer, BundleServerAuth } from './bundle-uploader.js';
 import { SupportBundleCollectionAgent } from './collection-agent.js';
 
 const BASE = '/apis/controlplane.antrea.io/v1beta2/supportbundlecollections';
@@ -18,7 +18,7 @@ interface Collection {
   metadata: { name: string; uid: string };
   expiredAt?: string;
   sinceTime?: string;
-  fileServer: { url: string };
+  fileServer: BundleFileServer;
   authentication?: BundleServerAuth;
 }
 
@@ -88,7 +88,7 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
   let connection: Http2ControllerConnection;
   let agent: SupportBundleCollectionAgent | undefined;
   let collected: { since: string | undefined; secrets: readonly string[] }[];
-  let uploads: { url: string; auth: BundleServerAuth; file: string }[];
+  let uploads: { fileServer: BundleFileServer; auth: BundleServerAuth; file: string }[];
 
   function startAgent(): SupportBundleCollectionAgent {
     collected = [];
@@ -101,9 +101,9 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
         return { archive: Buffer.from('gz'), sum: 'x' };
       },
       uploader: {
-        upload: async (url, auth, file) => {
-          uploads.push({ url, auth, file });
-          if (url.startsWith('sftp:')) throw new Error('sftp upload is not implemented');
+        upload: async (fileServer, auth, file) => {
+          uploads.push({ fileServer, auth, file });
+          if (fileServer.url.startsWith('sftp:')) throw new Error('file server refused the upload');
         },
       },
       logger: pino({ level: 'silent' }),
@@ -148,7 +148,7 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
         sinceTime: '2h',
         authentication: { bearerToken: 'upload-secret' },
       }),
-      collection('c2', { fileServer: { url: 'sftp://f/x' } }),
+      collection('c2', { fileServer: { url: 'sftp://f/x', hostPublicKey: new Uint8Array([1, 2, 3]) } }),
       collection('old', { expiredAt: '2026-11-21T11:00:00Z' }),
     ];
     controller.refuse.set('c1', 1);
@@ -159,15 +159,16 @@ describe('SupportBundleCollectionAgent on a watch of the controller', () => {
       { since: '2h', secrets: ['upload-secret'] },
       { since: undefined, secrets: [] },
     ]);
-    expect(uploads.map((u) => [u.url, u.file, u.auth])).toEqual([
-      ['http://files/up', 'n1_c1.tar.gz', { bearerToken: 'upload-secret' }],
-      ['sftp://f/x', 'n1_c2.tar.gz', {}],
+    // The host key arrives as the protobuf bytes it was sent as.
+    expect(uploads.map((u) => [u.fileServer, u.file, u.auth])).toEqual([
+      [{ url: 'http://files/up' }, 'n1_c1.tar.gz', { bearerToken: 'upload-secret' }],
+      [{ url: 'sftp://f/x', hostPublicKey: new Uint8Array([1, 2, 3]) }, 'n1_c2.tar.gz', {}],
     ]);
     // c1's first report was refused (503) and went again after retryMs.
     expect(controller.posts[0]?.path).toBe(`${BASE}/c1/status`);
     expect(reported()).toEqual([
       ['c1', { nodeName: 'n1', nodeType: 'Node', completed: true }],
-      ['c2', { nodeName: 'n1', nodeType: 'Node', completed: false, error: 'sftp upload is not implemented' }],
+      ['c2', { nodeName: 'n1', nodeType: 'Node', completed: false, error: 'file server refused the upload' }],
       [
         'old',
         { nodeName: 'n1', nodeType: 'Node', completed: false, error: 'collection expired before it started' },

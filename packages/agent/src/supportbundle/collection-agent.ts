@@ -8,7 +8,7 @@ import { type CollectedBundle, encodeControlplaneObject } from '@antrea-ts/apis'
 import type { Logger } from 'pino';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
 import { ControllerWatch, type ControllerWatchSink } from '../networkpolicy/controller-watch.js';
-import type { BundleServerAuth, BundleUploader } from './bundle-uploader.js';
+import type { BundleFileServer, BundleServerAuth, BundleUploader } from './bundle-uploader.js';
 
 const RESOURCE = 'supportbundlecollections';
 type CollectionResource = typeof RESOURCE;
@@ -19,7 +19,7 @@ interface WireCollection {
   metadata: { name: string; uid?: string };
   expiredAt?: string;
   sinceTime?: string;
-  fileServer?: { url?: string };
+  fileServer?: Partial<BundleFileServer>;
   authentication?: BundleServerAuth;
 }
 
@@ -192,8 +192,9 @@ export class SupportBundleCollectionAgent implements ControllerWatchSink<Collect
           (s): s is string => !!s,
         );
         const bundle = await this.o.collect(c.sinceTime, secrets);
+        const { url = '', hostPublicKey } = c.fileServer ?? {};
         await this.o.uploader.upload(
-          c.fileServer?.url ?? '',
+          { url, ...(hostPublicKey ? { hostPublicKey } : {}) },
           auth,
           `${this.o.node}_${name}.tar.gz`,
           bundle.archive,
