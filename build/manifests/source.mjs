@@ -16,6 +16,8 @@ export const DEFAULT_VALUES = {
   featureGates: { AntreaPolicy: true },
   // AntreaProxy: ClusterIPs load-balanced in OVS for Pod traffic (proxyAll is not supported).
   antreaProxy: { enable: true, skipServices: [], serviceProxyName: '' },
+  // NodePortLocal: Node ports DNATed to Pods of annotated Services (off by default, as in Antrea).
+  nodePortLocal: { enable: false, portRange: '61000-62000' },
   nodeIPAM: { enable: false, clusterCIDRs: ['10.244.0.0/16'] },
   logLevel: 'info',
   cni: { confDir: '/etc/cni/net.d', binDir: '/opt/cni/bin' },
@@ -38,6 +40,8 @@ const rule = (apiGroups, resources, verbs) => ({ apiGroups, resources, verbs });
  */
 export const AGENT_RULES = [
   rule([''], ['nodes', 'pods', 'namespaces', 'services', 'endpoints'], READ),
+  // NodePortLocal publishes its mappings in a Pod annotation, patched through pods/status as Antrea does.
+  rule([''], ['pods/status'], ['patch']),
   rule([''], ['configmaps'], READ),
   rule(['discovery.k8s.io'], ['endpointslices'], READ),
   rule(['networking.k8s.io'], ['networkpolicies'], READ),
@@ -147,6 +151,12 @@ function agentConf(r) {
     r.text(
       '  serviceProxyName: {{ toJson .Values.antreaProxy.serviceProxyName }}',
       `  serviceProxyName: ${JSON.stringify(DEFAULT_VALUES.antreaProxy.serviceProxyName)}`,
+    ),
+    'nodePortLocal:',
+    `  enable: ${r.scalar('nodePortLocal.enable')}`,
+    r.text(
+      '  portRange: {{ .Values.nodePortLocal.portRange | quote }}',
+      `  portRange: ${JSON.stringify(DEFAULT_VALUES.nodePortLocal.portRange)}`,
     ),
     '# disableTXChecksumOffload: TX checksum offload off on Pod interfaces (default: on for netdev).',
     'apiPort: 10350',

@@ -8,8 +8,11 @@ import {
   Agent,
   Http2ControllerConnection,
   InformerNodeSource,
+  InformerNplSource,
   InformerServiceSource,
   KubeAgentInfoWriter,
+  KubeEgressSource,
+  KubeNplAnnotator,
   KubeTraceflowApi,
   kubeClusterLookup,
   LogLevelControl,
@@ -95,6 +98,11 @@ async function main(): Promise<number> {
     pluginRunner: runner,
     nodes: new InformerNodeSource(kubeConfig, logger),
     services: new InformerServiceSource(kubeConfig, logger),
+    egressSource: new KubeEgressSource(kubeConfig, logger),
+    nodePortLocal: {
+      source: new InformerNplSource(kubeConfig, options.agent.nodeName, logger),
+      annotator: new KubeNplAnnotator(kubeConfig),
+    },
     agentInfoWriter: new KubeAgentInfoWriter(kubeConfig),
     // Callers of the agent API are checked by kube-apiserver, as Antrea's delegating authn/authz.
     apiReviewers: {

@@ -52,3 +52,24 @@ describe('antrea-agent options: FQDN policies', () => {
     expect(o.agent).toMatchObject({ dnsServerOverride: '10.96.0.10:53', fqdnCacheMinTTL: 30 });
   });
 });
+
+describe('antrea-agent options: NodePortLocal', () => {
+  it("is off with Antrea's default range when the file says nothing; an empty range takes the default", () => {
+    expect(withConf('ovsBridge: br-int\n').agent.nodePortLocal).toEqual({
+      enable: false,
+      portRange: '61000-62000',
+    });
+    expect(withConf('nodePortLocal:\n  enable: true\n  portRange: ""\n').agent.nodePortLocal).toEqual({
+      enable: true,
+      portRange: '61000-62000',
+    });
+  });
+
+  it('reads nodePortLocal.enable and portRange, and refuses a range that does not parse', () => {
+    const o = withConf('nodePortLocal:\n  enable: true\n  portRange: 40000-40100\n');
+    expect(o.agent.nodePortLocal).toEqual({ enable: true, portRange: '40000-40100' });
+    expect(() => withConf('nodePortLocal:\n  enable: true\n  portRange: 62000-61000\n')).toThrow(
+      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
+    );
+  });
+});

@@ -44,6 +44,8 @@ interface AgentConfFile {
   };
   dnsServerOverride?: string;
   fqdnCacheMinTTL?: number;
+  featureGates?: Record<string, boolean>;
+  nodePortLocal?: { enable?: boolean; portRange?: string };
 }
 
 function port(value: string): number {
@@ -164,6 +166,12 @@ export function loadOptions(
   });
   set('dnsServerOverride', file.dnsServerOverride);
   set('fqdnCacheMinTTL', file.fqdnCacheMinTTL);
+  set('egress', file.featureGates?.['Egress']);
+  // An empty portRange takes the default, as in Antrea.
+  set('nodePortLocal', {
+    enable: file.nodePortLocal?.enable ?? DEFAULT_CONFIG.nodePortLocal.enable,
+    portRange: file.nodePortLocal?.portRange || DEFAULT_CONFIG.nodePortLocal.portRange,
+  });
   const agent = makeConfig({ ...partial, nodeName: o.nodeName ?? env['NODE_NAME'] ?? '' });
   return Object.freeze({
     agent,

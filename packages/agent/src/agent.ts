@@ -33,6 +33,15 @@ import type { ControllerConnection } from './networkpolicy/controller-connection
 import { dnsResolver } from './networkpolicy/fqdn/dns-resolver.js';
 import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
 import { PacketInHandler } from './networkpolicy/packet-in-handler.js';
+import { NplIptables } from './nodeportlocal/iptables-rules.js';
+import { LocalPortOpener } from './nodeportlocal/local-port-opener.js';
+import { parsePortRange } from './nodeportlocal/model.js';
+import {
+  NodePortLocalController,
+  type NplAnnotator,
+  type NplSource,
+} from './nodeportlocal/npl-controller.js';
+import type { PortOpener } from './nodeportlocal/port-table.js';
 import {
   CATEGORY_MASK,
   CATEGORY_SHIFT,
@@ -122,6 +131,11 @@ export interface AgentDeps {
   readonly clusterLookup?: ClusterLookup;
   /** Services and EndpointSlices for AntreaProxy; none (or antreaProxy.enable false): no Service is proxied. */
   readonly services?: ServiceSource;
+  /**
+   * NodePortLocal's Pods and Services watch and Pod annotation writer; with config.nodePortLocal.enable.
+   * `opener` holds Node ports (default: sockets in this process, which must run in the Node's netns).
+   */
+  readonly nodePortLocal?: { source: NplSource; annotator: NplAnnotator; opener?: PortOpener };
 }
 
 /** Facts learned at start-up. */
@@ -166,6 +180,7 @@ export class Agent {
   private traceflow: TraceflowAgent | undefined;
   private collections: SupportBundleCollectionAgent | undefined;
   private proxier: Proxier | undefined;
+  private npl: NodePortLocalController | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
@@ -194,6 +209,11 @@ export class Agent {
   /** The NetworkPolicy controller, when the agent has a controller connection. */
   get networkPolicy(): NetworkPolicyController | undefined {
     return this.policy;
+  }
+
+  /** The NodePortLocal controller, when enabled. */
+  get nodePortLocal(): NodePortLocalController | undefined {
+    return this.npl;
   }
 
   /** Duration of the last flow replay after an OpenFlow reconnection, in ms. */
@@ -421,6 +441,26 @@ export class Agent {
       if (policySynced) await this.policy?.waitSynced();
     }
 
+    // 4f. NodePortLocal: DNAT in iptables, not OVS, so it does not wait for the round switch. When
+    //     disabled, a previous run's chain goes.
+    const nplIptables = new NplIptables(deps.nodeRunner, this.log);
+    if (config.nodePortLocal.enable && deps.nodePortLocal) {
+      this.npl = new NodePortLocalController({
+        nodeIp,
+        portRange: parsePortRange(config.nodePortLocal.portRange)!,
+        source: deps.nodePortLocal.source,
+        annotator: deps.nodePortLocal.annotator,
+        rules: nplIptables,
+        opener: deps.nodePortLocal.opener ?? new LocalPortOpener(),
+        logger: this.log,
+      });
+      await this.npl.start();
+    } else {
+      await nplIptables
+        .cleanup()
+        .catch((err: unknown) => this.log.warn({ err }, 'removing NodePortLocal rules failed'));
+    }
+
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
     if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
@@ -583,6 +623,7 @@ export class Agent {
           ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats', 'SupportBundleCollection'] : []),
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
           ...(this.proxier ? ['AntreaProxy'] : []),
+          ...(this.npl ? ['NodePortLocal'] : []),
         ]),
         logger: this.log,
       });
@@ -617,6 +658,7 @@ export class Agent {
     await this.collections?.stop();
     await this.policy?.stop();
     await this.proxier?.stop();
+    await this.npl?.stop();
     await this.info?.stop();
     await this.api?.close();
     this.apiCerts?.stop();

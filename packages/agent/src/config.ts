@@ -8,6 +8,7 @@ import {
 } from '@antrea-ts/apis';
 import { AgentError } from './errors.js';
 import { cidrContains, parseCidr } from './net/ipv4.js';
+import { parsePortRange } from './nodeportlocal/model.js';
 import { DEFAULT_FEATURES, type Feature } from './openflow/pipeline.js';
 
 /** Antrea's TrafficEncapMode (pkg/agent/config/traffic_encap_mode.go). */
@@ -72,6 +73,16 @@ export interface AgentConfig {
   readonly dnsServerOverride: string;
   /** FQDN policies: resolved addresses are kept at least this many seconds (Antrea's `fqdnCacheMinTTL`). */
   readonly fqdnCacheMinTTL: number;
+  /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
+  readonly nodePortLocal: NodePortLocalConfig;
+}
+
+/** Antrea's `nodePortLocal` keys. */
+export interface NodePortLocalConfig {
+  /** Off by default, as Antrea's; off: the agent removes the NodePortLocal chain at start. */
+  readonly enable: boolean;
+  /** Node ports handed out, `start-end` inclusive (Antrea's default 61000-62000). */
+  readonly portRange: string;
 }
 
 /** Antrea's `antreaProxy` keys this agent honours. */
@@ -106,6 +117,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   antreaProxy: Object.freeze({ enable: true, skipServices: [], proxyAll: false, serviceProxyName: '' }),
   dnsServerOverride: '',
   fqdnCacheMinTTL: 0,
+  nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {
@@ -127,6 +139,13 @@ export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string })
     ...cfg.antreaProxy,
     skipServices: Object.freeze([...cfg.antreaProxy.skipServices]),
   });
+  if (cfg.nodePortLocal.enable && !parsePortRange(cfg.nodePortLocal.portRange)) {
+    throw new AgentError(
+      'AGENT_CONFIG_INVALID',
+      `nodePortLocal.portRange ${cfg.nodePortLocal.portRange} is not <start>-<end> with 0 < start < end <= 65535`,
+    );
+  }
+  cfg.nodePortLocal = Object.freeze({ ...cfg.nodePortLocal });
   if (!cfg.nodeName) throw new AgentError('AGENT_CONFIG_INVALID', 'nodeName is required');
   return Object.freeze(cfg);
 }

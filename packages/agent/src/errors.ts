@@ -28,6 +28,8 @@ export const AGENT_ERROR_CODES = [
   'AGENT_BUNDLE_UPLOAD_FAILED',
   /** A DNS message (intercepted response or the agent's own query) could not be parsed. */
   'AGENT_DNS_MALFORMED',
+  /** NodePortLocal has no free Node port left in its range for a protocol. */
+  'AGENT_NPL_PORTS_EXHAUSTED',
   /** The component was stopped while an operation waited. */
   'AGENT_STOPPED',
 ] as const;
