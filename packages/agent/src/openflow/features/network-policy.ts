@@ -58,6 +58,7 @@ export interface ConjunctionSpec {
   readonly action: PolicyAction;
   /** Where Pass continues (the K8s rule table, or the metric table in the baseline tier). */
   readonly passTo?: TableName;
+  /** Addresses (nw_src / nw_dst) and, for egress `toServices`, Service group ids (reg7): any one matches. */
   readonly peer: readonly MatchSpec[] | undefined;
   readonly appliedTo: readonly MatchSpec[];
   readonly services: readonly MatchSpec[];
