@@ -58,7 +58,7 @@ describe.skipIf(!isRoot)('toServices egress rules on the lab', () => {
   const clusterIp = async (svc: string) =>
     (await lab.kubectl(['get', 'service', svc, '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
   const podIp = (name: string) => lab.pod(NS, name).ips[0] as string;
-  const service = (name: string, app: string, ports: { port: number; targetPort: number }[]) =>
+  const service = (name: string, app: string, ports: { port: number; targetPort: number }[], extra = {}) =>
     lab.kubectl(['apply', '-f', '-'], {
       input: JSON.stringify({
         apiVersion: 'v1',
@@ -67,6 +67,7 @@ describe.skipIf(!isRoot)('toServices egress rules on the lab', () => {
         spec: {
           selector: { app },
           ports: ports.map((p) => ({ name: `p${p.port}`, protocol: 'TCP', ...p })),
+          ...extra,
         },
       }),
     });
@@ -227,9 +228,14 @@ describe.skipIf(!isRoot)('toServices egress rules on the lab', () => {
     expect(await verdict(ip, 8080)).toBe('drop');
     await dropsAbove(before);
 
-    await service('svc-late', 'late', [{ port: 8080, targetPort: 80 }]);
+    // Re-created with ClientIP affinity: later connections take the learned endpoint, whose
+    // learned flow loads the group id too.
+    await service('svc-late', 'late', [{ port: 8080, targetPort: 80 }], { sessionAffinity: 'ClientIP' });
     const again = await clusterIp('svc-late');
     await becomes('svc-late re-created', again, 8080, 'allow');
+    expect(await greetings(again, 8080, 4)).toEqual(Array(4).fill(`${NS}/l1`));
+    const learned = await flows(`tcp,nw_src=${podIp('client')},nw_dst=${again},tp_dst=8080`);
+    expect(learned.some((l) => /hard_timeout=.*->reg7/i.test(l))).toBe(true);
     expect(await lab.kubectl(['get', 'acnp', POLICY, '-o', 'jsonpath={.metadata.generation}'])).toBe(
       generation,
     );
