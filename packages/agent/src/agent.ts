@@ -24,6 +24,8 @@ import { HostLocalIpam } from './cniserver/host-local-ipam.js';
 import { InterfaceStore } from './cniserver/interface-store.js';
 import { PodConfigurator, podFlowOwner } from './cniserver/pod-configurator.js';
 import { type AgentConfig, pipelineFeatures, podMtu } from './config.js';
+import { EgressAgent } from './egress/egress-agent.js';
+import type { EgressSource } from './egress/egress-source.js';
 import { AgentError } from './errors.js';
 import type { NodeInfo, NodeSource } from './k8s/node-source.js';
 import type { CommandRunner } from './net/command-runner.js';
@@ -131,6 +133,8 @@ export interface AgentDeps {
   readonly clusterLookup?: ClusterLookup;
   /** Services and EndpointSlices for AntreaProxy; none (or antreaProxy.enable false): no Service is proxied. */
   readonly services?: ServiceSource;
+  /** Egresses, ExternalIPPools and Nodes; with config.egress and a controller connection, Egress is on. */
+  readonly egressSource?: EgressSource;
   /**
    * NodePortLocal's Pods and Services watch and Pod annotation writer; with config.nodePortLocal.enable.
    * `opener` holds Node ports (default: sockets in this process, which must run in the Node's netns).
@@ -180,6 +184,7 @@ export class Agent {
   private traceflow: TraceflowAgent | undefined;
   private collections: SupportBundleCollectionAgent | undefined;
   private proxier: Proxier | undefined;
+  private egress: EgressAgent | undefined;
   private npl: NodePortLocalController | undefined;
 
   constructor(private readonly deps: AgentDeps) {
@@ -461,6 +466,26 @@ export class Agent {
         .catch((err: unknown) => this.log.warn({ err }, 'removing NodePortLocal rules failed'));
     }
 
+    // 4e. Egress: SNAT IPs for selected Pods (EgressGroups from the controller, placement from the API).
+    if (config.egress && deps.policyConnection && deps.egressSource && bridge.tunnelOfport !== undefined) {
+      this.egress = new EgressAgent({
+        nodeName: config.nodeName,
+        source: deps.egressSource,
+        connection: deps.policyConnection,
+        flows,
+        ctx,
+        runner: deps.nodeRunner,
+        transportInterface: transport.name,
+        gatewayName: config.gatewayName,
+        gatewayMac,
+        logger: this.log,
+        ...(deps.now ? { now: deps.now } : {}),
+      });
+      await this.egress
+        .start(signal)
+        .catch((err: unknown) => this.log.error({ err }, 'Egress failed to start'));
+    }
+
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
     if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
@@ -658,6 +683,7 @@ export class Agent {
     await this.collections?.stop();
     await this.policy?.stop();
     await this.proxier?.stop();
+    await this.egress?.stop();
     await this.npl?.stop();
     await this.info?.stop();
     await this.api?.close();

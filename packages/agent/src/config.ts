@@ -73,6 +73,11 @@ export interface AgentConfig {
   readonly dnsServerOverride: string;
   /** FQDN policies: resolved addresses are kept at least this many seconds (Antrea's `fqdnCacheMinTTL`). */
   readonly fqdnCacheMinTTL: number;
+  /**
+   * Egress (antrea-agent.conf `featureGates.Egress`): SNAT IPs for selected Pods. On by default in
+   * Antrea; off by default here for now, because it adds the EgressMark table (table ids shift).
+   */
+  readonly egress?: boolean;
   /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
   readonly nodePortLocal: NodePortLocalConfig;
 }
@@ -185,6 +190,8 @@ export function peerPath(mode: TrafficEncapMode, localNodeSubnet: string, peerNo
 }
 
 /** The datapath features the configuration asks for: the service tables only with AntreaProxy. */
-export function pipelineFeatures(cfg: Pick<AgentConfig, 'antreaProxy'>): ReadonlySet<Feature> {
-  return new Set([...DEFAULT_FEATURES].filter((f) => f !== 'service' || cfg.antreaProxy.enable));
+export function pipelineFeatures(cfg: Pick<AgentConfig, 'antreaProxy' | 'egress'>): ReadonlySet<Feature> {
+  const features = new Set([...DEFAULT_FEATURES].filter((f) => f !== 'service' || cfg.antreaProxy.enable));
+  if (cfg.egress) features.add('egress');
+  return features;
 }

@@ -114,7 +114,8 @@ export const TABLES: readonly TableSpec[] = Object.freeze([
   t('EgressDefaultRule', 'ip', NP, 'next', 'K8s egress isolation drops, baseline tier'),
   t('EgressMetric', 'ip', NP, 'next', 'per-rule egress counters'),
   t('L3Forwarding', 'ip', PC, { goto: 'L2ForwardingCalc' }, 'routes: local Pods, gateway, remote Node CIDRs'),
-  t('EgressMark', 'ip', ['egress'], 'next', 'Egress SNAT marks'),
+  // What no Egress claims continues as if EgressMark were not there: straight to L2ForwardingCalc.
+  t('EgressMark', 'ip', ['egress'], { goto: 'L2ForwardingCalc' }, 'Egress SNAT marks'),
   t('L3DecTTL', 'ip', PC, 'next', 'decrements TTL of routed packets'),
   t('SNATMark', 'ip', ['service'], 'next', 'marks connections that need SNAT'),
   t('SNAT', 'ip', ['service'], 'next', 'SNAT in zone 65521'),

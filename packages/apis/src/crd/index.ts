@@ -10,5 +10,6 @@ export * from './network-policy.js';
 export * from './render.js';
 export * from './schemas/index.js';
 export * from './support-bundle-collection.js';
+export * from './sync-loop.js';
 export * from './tier.js';
 export * from './traceflow.js';

@@ -5,7 +5,7 @@ import type {
   EgressStatus,
   ExternalIPPool,
 } from '@antrea-ts/apis';
-import { EGRESS_CONDITION_REASONS } from '@antrea-ts/apis';
+import { EGRESS_CONDITION_REASONS, SyncLoop } from '@antrea-ts/apis';
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -79,14 +79,17 @@ export class EgressController {
   /** IPs written to an Egress's spec and not yet seen back from the informer. */
   readonly #pending = new Map<string, string>();
   #started = false;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #retry: ReturnType<typeof setTimeout> | undefined;
+  readonly #loop: SyncLoop;
 
   constructor(opts: EgressControllerOptions) {
     this.#opts = opts;
     this.#log = opts.logger.child({ component: 'egress-controller' });
-    const changed = () => this.#schedule();
+    this.#loop = new SyncLoop({
+      sync: () => this.#sync(),
+      onError: (err) => this.#log.warn({ err }, 'Egress sync failed; retrying'),
+      ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
+    });
+    const changed = () => this.#loop.schedule();
     const inf = opts.informers;
     follow(inf.egresses, this.#egresses, changed);
     follow(inf.externalIPPools, this.#pools, changed);
@@ -114,13 +117,12 @@ export class EgressController {
       inf.pods.start(),
     ]);
     this.#started = true;
-    this.#schedule();
-    await this.#running;
+    this.#loop.start();
+    await this.#loop.idle();
   }
 
   async stop(): Promise<void> {
     this.#started = false;
-    clearTimeout(this.#retry);
     const inf = this.#opts.informers;
     await Promise.all([
       inf.egresses.stop(),
@@ -128,33 +130,12 @@ export class EgressController {
       inf.namespaces.stop(),
       inf.pods.stop(),
     ]);
-    await this.#running;
+    await this.#loop.stop();
   }
 
   /** Settles when no sync is running or queued (tests). */
-  async idle(): Promise<void> {
-    while (this.#running) await this.#running;
-  }
-
-  #schedule(): void {
-    if (!this.#started) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        await new Promise((r) => setImmediate(r));
-        try {
-          await this.#sync();
-        } catch (err) {
-          this.#log.warn({ err }, 'Egress sync failed; retrying');
-          this.#retry = setTimeout(() => this.#schedule(), this.#opts.retryMs ?? 1000);
-        }
-      } while (this.#again && this.#started);
-      this.#running = undefined;
-    })();
+  idle(): Promise<void> {
+    return this.#loop.idle();
   }
 
   async #sync(): Promise<void> {

@@ -1,0 +1,219 @@
+import type { CrdCondition, Egress, EgressConditionType, EgressStatus } from '@antrea-ts/apis';
+import { EGRESS_CONDITION_REASONS, SyncLoop } from '@antrea-ts/apis';
+import type { Logger } from 'pino';
+import type { CommandRunner } from '../net/command-runner.js';
+import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
+import { ControllerWatch } from '../networkpolicy/controller-watch.js';
+import { egressFlows, egressStaticFlows } from '../openflow/features/egress.js';
+import type { FlowCache } from '../openflow/flow-cache.js';
+import type { FlowContext } from '../openflow/flow-context.js';
+import { EgressSnat, type EgressSnatRule } from '../snat/egress-snat.js';
+import { EgressAddresses } from './egress-address.js';
+import {
+  type EgressGroupCache as Cache,
+  EGRESS_GROUP_RESOURCE,
+  EgressGroupCache,
+} from './egress-group-cache.js';
+import { chooseEgressNode } from './egress-node-selection.js';
+import type { EgressSource } from './egress-source.js';
+import { selectorMatches } from './label-match.js';
+
+export interface EgressAgentOptions {
+  nodeName: string;
+  source: EgressSource;
+  connection: ControllerConnection;
+  flows: FlowCache;
+  ctx: FlowContext;
+  /** Runs ip and iptables in the Node's network namespace. */
+  runner: CommandRunner;
+  transportInterface: string;
+  gatewayName: string;
+  gatewayMac: string;
+  logger: Logger;
+  now?: () => Date;
+  retryMs?: number;
+}
+
+/** Where one Egress's IP lives, as this agent computes it. */
+interface Placement {
+  readonly egress: Egress;
+  readonly ip: string;
+  /** This Node holds the IP. */
+  readonly local: boolean;
+}
+
+const OWNER_PREFIX = 'egress/';
+const STATIC_OWNER = 'egress-static';
+const MAX_MARK = 255;
+
+/**
+ * antrea-agent's Egress side (Antrea pkg/agent/controller/egress). Every agent computes the same
+ * placement: an Egress with a pool lives on the Node its name hashes to among the Ready Nodes the
+ * pool's nodeSelector selects (chooseEgressNode); one with a static egressIP lives where that IP
+ * already is. The Egress Node puts the IP on its transport interface, SNATs to it and reports it in
+ * the Egress status; every Node sends its own members' external traffic there (EgressMark flows).
+ * Syncs are whole (the state is small), serialized and coalesced.
+ */
+export class EgressAgent {
+  readonly #o: EgressAgentOptions;
+  readonly #log: Logger;
+  readonly #groups: Cache;
+  readonly #watch: ControllerWatch<typeof EGRESS_GROUP_RESOURCE>;
+  readonly #addresses: EgressAddresses;
+  readonly #snat: EgressSnat;
+  /** SNAT marks of this Node's Egress IPs, kept stable while an IP stays here. */
+  readonly #marks = new Map<string, number>();
+  #started = false;
+  readonly #loop: SyncLoop;
+
+  constructor(opts: EgressAgentOptions) {
+    this.#o = opts;
+    this.#log = opts.logger.child({ component: 'egress-agent' });
+    this.#loop = new SyncLoop({
+      sync: () => this.#sync(),
+      onError: (err) => this.#log.warn({ err }, 'Egress sync failed; retrying'),
+      ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
+    });
+    this.#groups = new EgressGroupCache(() => this.#loop.schedule());
+    this.#watch = new ControllerWatch({
+      node: opts.nodeName,
+      connection: opts.connection,
+      sink: this.#groups,
+      resources: [EGRESS_GROUP_RESOURCE],
+      logger: opts.logger,
+    });
+    this.#addresses = new EgressAddresses(opts.runner, opts.transportInterface);
+    this.#snat = new EgressSnat(opts.runner, opts.logger, opts.gatewayName);
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    this.#started = true;
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    await this.#o.flows.replace(STATIC_OWNER, egressStaticFlows(this.#o.ctx));
+    await this.#snat.ensure([]);
+    await this.#o.source.start(() => this.#loop.schedule());
+    this.#watch.start(signal);
+    this.#loop.start();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    this.#watch.stop();
+    await this.#o.source.stop();
+    await this.#loop.stop();
+  }
+
+  /** Settles when no sync is running or queued (tests). */
+  idle(): Promise<void> {
+    return this.#loop.idle();
+  }
+
+  async #placements(): Promise<Placement[]> {
+    const nodes = this.#o.source.nodes().filter((n) => n.ready);
+    const out: Placement[] = [];
+    for (const egress of this.#o.source.egresses()) {
+      const ip = egress.spec.egressIP;
+      // IPv4 only; a pool Egress waits for the controller to write its IP.
+      if (!ip || ip.includes(':')) continue;
+      const poolName = egress.spec.externalIPPool;
+      if (poolName) {
+        const pool = this.#o.source.pool(poolName);
+        if (!pool) continue;
+        const candidates = nodes.filter((n) => selectorMatches(pool.spec.nodeSelector ?? {}, n.labels));
+        const owner = chooseEgressNode(
+          egress.metadata.name ?? '',
+          candidates.map((n) => n.name),
+        );
+        out.push({ egress, ip, local: owner === this.#o.nodeName });
+      } else {
+        out.push({ egress, ip, local: await this.#addresses.isLocal(ip) });
+      }
+    }
+    return out;
+  }
+
+  async #sync(): Promise<void> {
+    const placements = await this.#placements();
+    const local = placements.filter((p) => p.local);
+    // Marks: kept for IPs that stay, freed for IPs that left, the lowest free one for new IPs.
+    const localIps = new Set(local.map((p) => p.ip));
+    for (const ip of [...this.#marks.keys()]) if (!localIps.has(ip)) this.#marks.delete(ip);
+    for (const ip of localIps) {
+      if (this.#marks.has(ip)) continue;
+      const used = new Set(this.#marks.values());
+      let mark = 1;
+      while (used.has(mark) && mark <= MAX_MARK) mark++;
+      if (mark > MAX_MARK) {
+        this.#log.warn({ ip }, 'no SNAT mark left for this Egress IP');
+        continue;
+      }
+      this.#marks.set(ip, mark);
+    }
+
+    // 1. Addresses: the IPs of pool Egresses this Node holds, and none of ours that it no longer holds.
+    const wantedAddresses = new Set(local.filter((p) => p.egress.spec.externalIPPool).map((p) => p.ip));
+    for (const ip of await this.#addresses.owned()) {
+      if (!wantedAddresses.has(ip)) {
+        this.#log.info({ ip }, 'releasing Egress IP');
+        await this.#addresses.remove(ip);
+      }
+    }
+    const present = new Set(await this.#addresses.owned());
+    for (const ip of wantedAddresses) {
+      if (present.has(ip)) continue;
+      this.#log.info({ ip }, 'taking Egress IP');
+      await this.#addresses.add(ip);
+    }
+
+    // 2. SNAT for the IPs here, before flows send packets to it.
+    const rules: EgressSnatRule[] = [...this.#marks].map(([ip, mark]) => ({ ip, mark }));
+    await this.#snat.ensure(rules);
+
+    // 3. Flows per Egress; owners of Egresses gone are removed.
+    const owners = new Set<string>();
+    for (const p of placements) {
+      const owner = `${OWNER_PREFIX}${p.egress.metadata.name}`;
+      owners.add(owner);
+      const flows = egressFlows(this.#o.ctx, {
+        egressIp: p.ip,
+        mark: p.local ? this.#marks.get(p.ip) : undefined,
+        localPodIps: this.#groups.podIps(p.egress.metadata.name ?? ''),
+        gatewayMac: this.#o.gatewayMac,
+      });
+      await this.#o.flows.replace(owner, flows);
+    }
+    for (const owner of this.#o.flows.ownersWithPrefix(OWNER_PREFIX)) {
+      if (!owners.has(owner)) await this.#o.flows.remove(owner);
+    }
+
+    // 4. Status of the Egresses this Node holds.
+    for (const p of local) await this.#reportAssigned(p);
+  }
+
+  async #reportAssigned(p: Placement): Promise<void> {
+    const status = p.egress.status ?? {};
+    const conditions = status.conditions ?? [];
+    const have = conditions.find((c) => c.type === 'IPAssigned');
+    if (status.egressNode === this.#o.nodeName && status.egressIP === p.ip && have?.status === 'True') return;
+    const now = (this.#o.now ?? (() => new Date()))();
+    const assigned: CrdCondition<EgressConditionType> = {
+      type: 'IPAssigned',
+      status: 'True',
+      lastTransitionTime:
+        have?.status === 'True' && have.lastTransitionTime
+          ? have.lastTransitionTime
+          : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      reason: EGRESS_CONDITION_REASONS.assigned,
+      message: 'EgressIP is successfully assigned to EgressNode',
+    };
+    const next: EgressStatus = {
+      ...status,
+      egressNode: this.#o.nodeName,
+      egressIP: p.ip,
+      conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), assigned],
+    };
+    await this.#o.source.updateStatus(p.egress, next);
+    this.#log.info({ egress: p.egress.metadata.name, ip: p.ip }, 'Egress assigned to this Node');
+  }
+}

@@ -1,0 +1,20 @@
+import type { Egress, EgressStatus, ExternalIPPool } from '@antrea-ts/apis';
+
+/** A Node as Egress placement sees it. */
+export interface EgressNodeInfo {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** The Ready condition is True. */
+  readonly ready: boolean;
+}
+
+/** Egresses, ExternalIPPools and Nodes from the API, and the Egress status writes of the agent. */
+export interface EgressSource {
+  /** Lists and watches; `changed` is called after every event. */
+  start(changed: () => void): Promise<void>;
+  stop(): Promise<void>;
+  egresses(): Egress[];
+  pool(name: string): ExternalIPPool | undefined;
+  nodes(): EgressNodeInfo[];
+  updateStatus(egress: Egress, status: EgressStatus): Promise<void>;
+}

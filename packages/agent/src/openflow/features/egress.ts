@@ -1,0 +1,92 @@
+import type { Flow } from '@antrea-ts/openflow';
+import { egressSourceMac } from '../../snat/egress-snat.js';
+import { CookieCategory } from '../cookie.js';
+import {
+  FromPodRegMark,
+  FromTunnelRegMark,
+  loadMark,
+  matchMarks,
+  ToGatewayRegMark,
+  ToTunnelRegMark,
+} from '../fields.js';
+import { type FlowContext, gotoNext, gotoTable, tableFlow } from '../flow-context.js';
+import { ipv4Value, macValue } from './gateway.js';
+import { GLOBAL_VIRTUAL_MAC } from './tunnel.js';
+
+// Egress in OVS (Antrea's EgressMark table, pkg/agent/openflow/egress.go). L3Forwarding sends what
+// no route claimed (destinations outside the cluster) from local Pods and from the tunnel to
+// EgressMark; there, the packets of an Egress's Pods either get the Egress's source MAC and go to
+// antrea-gw0 (on the Egress Node, where iptables SNATs them to the Egress IP) or go into the tunnel
+// to the Egress IP itself (from any other Node). Everything else misses to L2ForwardingCalc, as it
+// did before the Egress tables existed.
+
+const C = CookieCategory.Egress;
+
+/** The two L3Forwarding entries into EgressMark, below every route (priority 190). */
+export function egressStaticFlows(ctx: FlowContext): Flow[] {
+  return [
+    tableFlow(ctx, C, 'L3Forwarding', 190, { ip: true, ...matchMarks(FromPodRegMark) }, [
+      gotoTable(ctx, 'EgressMark'),
+    ]),
+    tableFlow(ctx, C, 'L3Forwarding', 190, { ip: true, ...matchMarks(FromTunnelRegMark) }, [
+      gotoTable(ctx, 'EgressMark'),
+    ]),
+  ];
+}
+
+export interface EgressFlowSpec {
+  readonly egressIp: string;
+  /** The Egress's mark on this Node when this Node holds the IP; undefined: tunnel to the IP. */
+  readonly mark: number | undefined;
+  /** IPv4 addresses of the Egress's Pods on this Node. */
+  readonly localPodIps: readonly string[];
+  readonly gatewayMac: string;
+}
+
+/** The EgressMark flows of one Egress on this Node. */
+export function egressFlows(ctx: FlowContext, spec: EgressFlowSpec): Flow[] {
+  const flows: Flow[] = [];
+  const next = gotoNext(ctx, 'EgressMark');
+  const gwMac = macValue(spec.gatewayMac);
+  if (spec.mark !== undefined) {
+    const mac = macValue(egressSourceMac(spec.mark));
+    for (const ip of spec.localPodIps) {
+      flows.push(
+        tableFlow(ctx, C, 'EgressMark', 200, { ip: true, nw_src: ip, ...matchMarks(FromPodRegMark) }, [
+          { type: 'set_field', field: 'eth_src', value: mac },
+          loadMark(ToGatewayRegMark),
+          next,
+        ]),
+      );
+    }
+    // Other Nodes' Pods, tunneled to the Egress IP.
+    flows.push(
+      tableFlow(
+        ctx,
+        C,
+        'EgressMark',
+        200,
+        { ip: true, tun_dst: spec.egressIp, ...matchMarks(FromTunnelRegMark) },
+        [
+          { type: 'set_field', field: 'eth_src', value: mac },
+          { type: 'set_field', field: 'eth_dst', value: gwMac },
+          loadMark(ToGatewayRegMark),
+          next,
+        ],
+      ),
+    );
+    return flows;
+  }
+  for (const ip of spec.localPodIps) {
+    flows.push(
+      tableFlow(ctx, C, 'EgressMark', 200, { ip: true, nw_src: ip, ...matchMarks(FromPodRegMark) }, [
+        { type: 'set_field', field: 'eth_src', value: gwMac },
+        { type: 'set_field', field: 'eth_dst', value: macValue(GLOBAL_VIRTUAL_MAC) },
+        { type: 'set_field', field: 'tun_dst', value: ipv4Value(spec.egressIp) },
+        loadMark(ToTunnelRegMark),
+        next,
+      ]),
+    );
+  }
+  return flows;
+}

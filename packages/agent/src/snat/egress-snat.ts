@@ -1,0 +1,116 @@
+import type { Logger } from 'pino';
+import type { CommandRunner } from '../net/command-runner.js';
+
+// Egress SNAT on the Egress Node. Antrea sets an OVS pkt_mark per Egress IP and SNATs by that mark
+// in nat POSTROUTING. With OVS's userspace datapath the mark does not survive the trip through
+// antrea-gw0 (a tap device), so OVS instead gives the packets of each Egress a source MAC of its
+// own (egressSourceMac) and iptables turns that MAC into the same mark where the packet enters the
+// host (mangle PREROUTING on the gateway); nat POSTROUTING then SNATs by mark, before the Pod
+// masquerade.
+
+export const EGRESS_MARK_CHAIN = 'ANTREA-EGRESS-MARK';
+export const EGRESS_SNAT_CHAIN = 'ANTREA-EGRESS';
+/** The mark bits Egress uses (Antrea's SNATIPMarkMask). */
+export const EGRESS_MARK_MASK = 0xff;
+
+export interface EgressSnatRule {
+  /** 1..255, unique per Egress IP on this Node. */
+  readonly mark: number;
+  readonly ip: string;
+}
+
+/** The source MAC OVS writes on packets of the Egress with this mark (locally administered). */
+export function egressSourceMac(mark: number): string {
+  return `aa:bb:cc:dd:ef:${mark.toString(16).padStart(2, '0')}`;
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** Both chains in iptables-restore syntax; declaring a chain in a --noflush restore flushes it only. */
+export function egressSnatRestoreInput(gatewayName: string, rules: readonly EgressSnatRule[]): string {
+  const sorted = [...rules].sort((a, b) => a.mark - b.mark);
+  return [
+    '*mangle',
+    `:${EGRESS_MARK_CHAIN} - [0:0]`,
+    ...sorted.map(
+      (r) =>
+        `-A ${EGRESS_MARK_CHAIN} -i ${gatewayName} -m mac --mac-source ${egressSourceMac(r.mark)} -m comment --comment "Antrea: mark Egress ${r.ip} packets" -j MARK --set-xmark ${hex(r.mark)}/${hex(EGRESS_MARK_MASK)}`,
+    ),
+    'COMMIT',
+    '*nat',
+    `:${EGRESS_SNAT_CHAIN} - [0:0]`,
+    ...sorted.map(
+      (r) =>
+        `-A ${EGRESS_SNAT_CHAIN} ! -o ${gatewayName} -m mark --mark ${hex(r.mark)}/${hex(EGRESS_MARK_MASK)} -m comment --comment "Antrea: SNAT Egress packets" -j SNAT --to-source ${r.ip}`,
+    ),
+    'COMMIT',
+    '',
+  ].join('\n');
+}
+
+const JUMPS: ReadonlyArray<{ table: string; chain: string; target: string }> = [
+  { table: 'mangle', chain: 'PREROUTING', target: EGRESS_MARK_CHAIN },
+  // First in POSTROUTING: an Egress packet is SNATed before the Pod masquerade can take it.
+  { table: 'nat', chain: 'POSTROUTING', target: EGRESS_SNAT_CHAIN },
+];
+
+const jumpSpec = (target: string) => [
+  '-m',
+  'comment',
+  '--comment',
+  `Antrea: jump to ${target}`,
+  '-j',
+  target,
+];
+
+/** Writes the Egress chains idempotently and keeps one jump to each at the head of its base chain. */
+export class EgressSnat {
+  private readonly log: Logger;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly runner: CommandRunner,
+    logger: Logger,
+    private readonly gatewayName: string,
+  ) {
+    this.log = logger.child({ component: 'egress-snat' });
+  }
+
+  /** Serialized: concurrent calls apply in order, the last one wins. */
+  ensure(rules: readonly EgressSnatRule[]): Promise<void> {
+    const next = this.queue.then(() => this.apply(rules));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async apply(rules: readonly EgressSnatRule[]): Promise<void> {
+    await this.runner.run(['iptables-restore', '--noflush', '-w', '5'], {
+      input: egressSnatRestoreInput(this.gatewayName, rules),
+    });
+    for (const j of JUMPS) {
+      const has = await this.iptables(['-t', j.table, '-C', j.chain, ...jumpSpec(j.target)]).then(
+        () => true,
+        () => false,
+      );
+      if (!has) await this.iptables(['-t', j.table, '-I', j.chain, '1', ...jumpSpec(j.target)]);
+    }
+    this.log.debug({ rules: rules.length }, 'Egress SNAT rules in place');
+  }
+
+  async cleanup(): Promise<void> {
+    for (const j of JUMPS) {
+      while (
+        await this.iptables(['-t', j.table, '-D', j.chain, ...jumpSpec(j.target)]).then(
+          () => true,
+          () => false,
+        )
+      );
+      await this.iptables(['-t', j.table, '-F', j.target]).catch(() => undefined);
+      await this.iptables(['-t', j.table, '-X', j.target]).catch(() => undefined);
+    }
+  }
+
+  private iptables(args: readonly string[]): Promise<string> {
+    return this.runner.run(['iptables', '-w', '5', ...args]);
+  }
+}
