@@ -17,6 +17,8 @@ declare -A NEED=(
   [socat]=socat
   [ping]=iputils-ping
   [openssl]=openssl
+  # SFTP file server for the SupportBundleCollection upload tests (a private sshd per test)
+  [sshd]=openssh-server
   [go]=golang-go
   # headless browser for the dashboard test (driven by playwright-core)
   [chromium]=chromium
@@ -38,6 +40,12 @@ fi
 # The Debian service would start a system-wide OVS; tests run their own instances instead.
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet openvswitch-switch 2>/dev/null; then
   systemctl stop openvswitch-switch || true
+fi
+# Likewise the SSH server the package starts: the SFTP tests start private sshds on free ports.
+# Only when this run installed it: an sshd that was there before may be how the machine is reached.
+if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null 2>&1 &&
+  systemctl is-active --quiet ssh 2>/dev/null; then
+  systemctl stop ssh || true
 fi
 
 hack/build-kube.sh >/dev/null
