@@ -7,7 +7,7 @@
 // its own name.
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -241,5 +241,19 @@ describe.skipIf(!isRoot)('NodePortLocal on the lab', () => {
     expect(dnat(await chain(N2))).toEqual([]);
     // Nothing maps or holds the port any more: the Node's own stack refuses it.
     expect(await tcpId(nodeIp[N2]!, s2[0]!.nodePort)).toBe('ECONNREFUSED');
+  }, 120_000);
+
+  it('an agent restarted with nodePortLocal.enable false removes the chain and its jumps', async () => {
+    await service({ 'nodeportlocal.antrea.io/enabled': 'true' });
+    await annotated('s2', 2);
+    expect(dnat(await chain(N2))).toHaveLength(2);
+    const conf = join(STATE_DIR, 'nodes', N2, 'antrea-agent.conf');
+    writeFileSync(conf, readFileSync(conf, 'utf8').replace('  enable: true', '  enable: false'));
+    await lab.restart(`antrea-agent@${N2}`);
+    // The agent removes the chain before it reports ready.
+    expect(await chain(N2)).toEqual([]);
+    // Node 1 keeps serving its mappings.
+    const [tcp] = await annotated('s1', 2);
+    expect(await tcpId(nodeIp[N1]!, tcp!.nodePort)).toBe(`${NS}/s1`);
   }, 120_000);
 });

@@ -28,6 +28,7 @@ class World {
   readonly source = new ManualSource();
   readonly opener = new FakePortOpener();
   rules: NplRule[] = [];
+  restores = 0;
   readonly patches: Array<[string, string | null]> = [];
   failPatches = 0;
   readonly pods = new Map<string, NplPod>();
@@ -50,6 +51,7 @@ class World {
   readonly ruleWriter = {
     existing: async () => this.rules,
     sync: async (rules: readonly NplRule[]) => {
+      this.restores++;
       this.rules = [...rules];
     },
   };
@@ -154,7 +156,17 @@ describe('NodePortLocalController', () => {
       { nodePort: 61001, protocol: 'udp', podIp: '10.0.0.5', podPort: 5353 },
     ]);
     expect([...w.opener.held].sort()).toEqual(['61000/tcp', '61001/udp']);
-    // The echoed Pod update does not patch again.
+    // The echoed Pod update does not patch again, and Pod updates that change no mapping write no rules.
+    expect(w.patches).toHaveLength(1);
+    const restores = w.restores;
+    w.source.h.upsertPod(
+      w.pod('a', '10.0.0.5', { app: 'web', other: 'label' }, w.pods.get('ns/a')!.annotation),
+    );
+    w.source.h.upsertService(
+      service('web', { app: 'web' }, [tcp80, { port: 53, targetPort: 'dns', protocol: 'UDP' }]),
+    );
+    await settle(c);
+    expect(w.restores).toBe(restores);
     expect(w.patches).toHaveLength(1);
   });
 
@@ -237,6 +249,14 @@ describe('NodePortLocalController', () => {
     await c.stop();
     expect(w.opener.held.size).toBe(0);
     expect(w.rules).toHaveLength(2);
+  });
+
+  it('on a Node without Pods, a restart still writes the chain, without the rules of Pods gone meanwhile', async () => {
+    const w = new World();
+    w.rules = [{ nodePort: 61004, protocol: 'tcp', podIp: '10.0.0.99', podPort: 8080 }];
+    await started(w);
+    expect(w.restores).toBe(1);
+    expect(w.rules).toEqual([]);
   });
 
   it('an annotation that does not parse, or names a port taken on the host, is replaced', async () => {

@@ -82,6 +82,8 @@ export class NodePortLocalController {
   private readonly retries = new Map<string, { delayMs: number; timer?: NodeJS.Timeout }>();
   private draining: Promise<void> | undefined;
   private initialized = false;
+  /** The rule set last written to iptables, so Pod updates that change no mapping cost no restore. */
+  private written: string | undefined;
   private stopped = false;
   private readonly ready: Promise<void>;
   private markReady!: () => void;
@@ -163,6 +165,10 @@ export class NodePortLocalController {
       { restored, pods: this.pods.size },
       'NodePortLocal mappings of the previous run taken back',
     );
+    // Written once even when no Pod is queued: the chain, its jumps, and no rule of a gone Pod.
+    await this.writeRules().catch((err: unknown) =>
+      this.log.warn({ err }, 'writing the NodePortLocal chain failed; the next Pod sync retries'),
+    );
     this.initialized = true;
     for (const key of this.pods.keys()) this.dirty.add(key);
     this.kick();
@@ -227,7 +233,7 @@ export class NodePortLocalController {
         }
       }
       try {
-        await this.o.rules.sync(this.table.all().map(({ podKey: _, ...r }) => r));
+        await this.writeRules();
       } catch (err) {
         for (const key of done) this.retry(key, err);
         continue;
@@ -241,6 +247,17 @@ export class NodePortLocalController {
         }
       }
     }
+  }
+
+  private async writeRules(): Promise<void> {
+    const rules = this.table.all().map(({ podKey: _, ...r }) => r);
+    const text = rules
+      .map((r) => `${r.nodePort}/${r.protocol}>${r.podIp}:${r.podPort}`)
+      .sort()
+      .join(',');
+    if (text === this.written) return;
+    await this.o.rules.sync(rules);
+    this.written = text;
   }
 
   private retry(key: string, err: unknown): void {
