@@ -221,6 +221,14 @@ export class Agent {
     return this.npl;
   }
 
+  /** Whether the policies got realized (again) within policySyncWaitMs. */
+  private policyRealizedWithinWait(policy: NetworkPolicyController): Promise<boolean> {
+    return Promise.race([
+      policy.waitSynced().then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), this.deps.policySyncWaitMs ?? 10_000).unref()),
+    ]);
+  }
+
   /** Duration of the last flow replay after an OpenFlow reconnection, in ms. */
   get lastReplayDurationMs(): number | undefined {
     return this.lastReplayMs;
@@ -419,10 +427,7 @@ export class Agent {
       this.policy = policy;
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());
       policy.start(signal);
-      policySynced = await Promise.race([
-        policy.waitSynced().then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), deps.policySyncWaitMs ?? 10_000).unref()),
-      ]);
+      policySynced = await this.policyRealizedWithinWait(policy);
       if (!policySynced)
         this.log.warn('NetworkPolicies not realized yet; keeping the previous run’s policy flows');
     }
@@ -443,7 +448,7 @@ export class Agent {
       this.proxier = proxier;
       await proxier.start().catch((err: unknown) => this.log.error({ err }, 'AntreaProxy failed to start'));
       // The first sync's group ids re-realized toServices rules: in before the old round goes.
-      if (policySynced) await this.policy?.waitSynced();
+      if (policySynced && this.policy) policySynced = await this.policyRealizedWithinWait(this.policy);
     }
 
     // 4f. NodePortLocal: DNAT in iptables, not OVS, so it does not wait for the round switch. When
