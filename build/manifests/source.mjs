@@ -155,7 +155,7 @@ function agentConf(r) {
     'nodePortLocal:',
     `  enable: ${r.scalar('nodePortLocal.enable')}`,
     r.text(
-      '  portRange: {{ .Values.nodePortLocal.portRange | quote }}',
+      '  portRange: {{ toJson .Values.nodePortLocal.portRange }}',
       `  portRange: ${JSON.stringify(DEFAULT_VALUES.nodePortLocal.portRange)}`,
     ),
     '# disableTXChecksumOffload: TX checksum offload off on Pod interfaces (default: on for netdev).',
