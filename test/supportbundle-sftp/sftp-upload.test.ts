@@ -3,7 +3,7 @@
 // read back byte for byte, Antrea's URL forms, the pinned host key, and the error each failure
 // puts on the collection's status. Root (useradd, sshd).
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -66,10 +66,7 @@ async function failure(p: Promise<void>): Promise<string> {
 
 beforeAll(async () => {
   sshd = await startSshd();
-  uploadDir = join(sshd.home, 'bundles');
-  mkdirSync(uploadDir);
-  const { uid, gid } = statSync(sshd.home);
-  chownSync(uploadDir, uid, gid);
+  uploadDir = sshd.userDir('bundles');
 }, 60_000);
 
 afterAll(async () => {

@@ -18,9 +18,29 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
 const crdDir = fileURLToPath(new URL('../../build/crds/', import.meta.url));
-export const { group, version, plural } = CRD_KINDS.SupportBundleCollection;
+const { group, version, plural } = CRD_KINDS.SupportBundleCollection;
 /** Where the upload credentials are. */
-export const UPLOAD_SECRET = { name: 'sbw-upload', namespace: 'kube-system' };
+const UPLOAD_SECRET = { name: 'sbw-upload', namespace: 'kube-system' };
+
+/** A collection of `node`'s bundle to `fileServer`, with the upload Secret's credentials of `authType`. */
+export function collectionFor(
+  name: string,
+  node: string,
+  fileServer: { url: string; hostPublicKey?: string },
+  authType: 'BearerToken' | 'BasicAuthentication',
+): SupportBundleCollection {
+  return {
+    apiVersion: `${group}/${version}`,
+    kind: 'SupportBundleCollection',
+    metadata: { name },
+    spec: {
+      nodes: { nodeNames: [node] },
+      expirationMinutes: 10,
+      fileServer,
+      authentication: { authType, authSecret: UPLOAD_SECRET },
+    },
+  } as SupportBundleCollection;
+}
 
 export interface CollectionCluster {
   readonly kube: KubeCluster;

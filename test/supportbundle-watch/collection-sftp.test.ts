@@ -3,21 +3,15 @@
 // resolving the Secret and sending the key as protobuf bytes over the agent's watch, the agent's
 // collection and SFTP upload to a real OpenSSH server, the report back to the CR status. Root
 // (sshd, useradd).
-import { chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileServerBundleUploader, SftpBundleUploader, SupportBundleCollectionAgent } from '@antrea-ts/agent';
-import { packBundle, Redactor, type SupportBundleCollection } from '@antrea-ts/apis';
+import { packBundle, Redactor } from '@antrea-ts/apis';
 import { type SshdInstance, startSshd, waitFor } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CollectionCluster,
-  group,
-  startCollectionCluster,
-  UPLOAD_SECRET,
-  version,
-} from './collection-cluster.js';
+import { type CollectionCluster, collectionFor, startCollectionCluster } from './collection-cluster.js';
 
 const logger = pino({ level: process.env['ANTREA_TS_LOG'] ?? 'silent' });
 const NODE = 'sbs-n1';
@@ -29,19 +23,13 @@ let uploadDir: string;
 /** Every archive the agent collected, and the secrets it was told to keep out of it. */
 const collected: { archive: Buffer; secrets: readonly string[] }[] = [];
 
-function collection(name: string, hostPublicKey: string): SupportBundleCollection {
-  return {
-    apiVersion: `${group}/${version}`,
-    kind: 'SupportBundleCollection',
-    metadata: { name },
-    spec: {
-      nodes: { nodeNames: [NODE] },
-      expirationMinutes: 10,
-      fileServer: { url: `sftp://${sshd.host}:${sshd.port}${uploadDir}`, hostPublicKey },
-      authentication: { authType: 'BasicAuthentication', authSecret: UPLOAD_SECRET },
-    },
-  } as SupportBundleCollection;
-}
+const collection = (name: string, hostPublicKey: string) =>
+  collectionFor(
+    name,
+    NODE,
+    { url: `sftp://${sshd.host}:${sshd.port}${uploadDir}`, hostPublicKey },
+    'BasicAuthentication',
+  );
 
 const completed = (name: string) =>
   waitFor(
@@ -53,10 +41,7 @@ const completed = (name: string) =>
 
 beforeAll(async () => {
   sshd = await startSshd();
-  uploadDir = join(sshd.home, 'bundles');
-  mkdirSync(uploadDir);
-  const { uid, gid } = statSync(sshd.home);
-  chownSync(uploadDir, uid, gid);
+  uploadDir = sshd.userDir('bundles');
   cluster = await startCollectionCluster({
     node: NODE,
     secretData: { username: sshd.user, password: sshd.password },

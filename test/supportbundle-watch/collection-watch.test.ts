@@ -5,17 +5,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpBundleUploader, SupportBundleCollectionAgent } from '@antrea-ts/agent';
-import type { SupportBundleCollection } from '@antrea-ts/apis';
 import { waitFor } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CollectionCluster,
-  group,
-  startCollectionCluster,
-  UPLOAD_SECRET,
-  version,
-} from './collection-cluster.js';
+import { type CollectionCluster, collectionFor, startCollectionCluster } from './collection-cluster.js';
 
 const logger = pino({ level: process.env['ANTREA_TS_LOG'] ?? 'silent' });
 const NODE = 'sbw-n1';
@@ -26,19 +19,7 @@ let agent: SupportBundleCollectionAgent | undefined;
 let fileServer: Server;
 const uploads: { url: string; headers: IncomingHttpHeaders; bytes: number }[] = [];
 
-function collection(name: string, fileUrl: string): SupportBundleCollection {
-  return {
-    apiVersion: `${group}/${version}`,
-    kind: 'SupportBundleCollection',
-    metadata: { name },
-    spec: {
-      nodes: { nodeNames: [NODE] },
-      expirationMinutes: 10,
-      fileServer: { url: fileUrl },
-      authentication: { authType: 'BearerToken', authSecret: UPLOAD_SECRET },
-    },
-  } as SupportBundleCollection;
-}
+const collection = (name: string, url: string) => collectionFor(name, NODE, { url }, 'BearerToken');
 
 const conditions = (name: string) => cluster.conditions(name);
 

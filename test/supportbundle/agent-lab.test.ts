@@ -2,7 +2,8 @@
 // userspace OVS, connected to a real antrea-controller that computed a real K8s NetworkPolicy):
 // every endpoint antctl's agent mode reads, then support bundles, in agent mode and from outside
 // through the controller, with secrets planted where they would leak and searched for in every
-// byte of every archive. Lab instance 21 (lab21-*).
+// byte of every archive; SupportBundleCollections uploaded by HTTP PUT and over SFTP to a real
+// sshd. Lab instance 21 (lab21-*).
 import { execFile } from 'node:child_process';
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -10,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { run } from '@antrea-ts/harness';
+import { run, startSshd } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { antctlIn, extract, findSecrets, LAB_OPTIONS, N1, ROOT } from './lab-support.js';
@@ -378,7 +379,7 @@ describe('antctl agent mode and support bundles on a real agent', () => {
     }
   });
 
-  it('SupportBundleCollection: the controller picks the Node, the agent uploads with the token of the Secret, status completes', async () => {
+  it('SupportBundleCollection: the controller picks the Node, the agent uploads by HTTP PUT with the token of the Secret and over SFTP to a real sshd with the pinned host key and password, status completes', async () => {
     const uploads: { url: string; auth: string; body: Buffer }[] = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -396,6 +397,9 @@ describe('antctl agent mode and support bundles on a real agent', () => {
     await new Promise<void>((r) => server.listen(0, host, r));
     const port = (server.address() as AddressInfo).port;
     const uploadToken = 'upload-token-f1-0f9e8d7c6b5a';
+    // The SFTP server where the Node reaches the host, as a file server outside the cluster.
+    const sshd = await startSshd({ host });
+    const sftpDir = sshd.userDir('upload');
     try {
       await lab.kubectl([
         'create',
@@ -406,7 +410,17 @@ describe('antctl agent mode and support bundles on a real agent', () => {
         'kube-system',
         `--from-literal=token=${uploadToken}`,
       ]);
-      const collection = (name: string, url: string) => ({
+      await lab.kubectl([
+        'create',
+        'secret',
+        'generic',
+        'f1-sftp-login',
+        '-n',
+        'kube-system',
+        `--from-literal=username=${sshd.user}`,
+        `--from-literal=password=${sshd.password}`,
+      ]);
+      const collection = (name: string, url: string, sftp = false) => ({
         apiVersion: 'crd.antrea.io/v1alpha1',
         kind: 'SupportBundleCollection',
         metadata: { name },
@@ -414,11 +428,16 @@ describe('antctl agent mode and support bundles on a real agent', () => {
           nodes: { nodeNames: [N1] },
           expirationMinutes: 10,
           sinceTime: '1h',
-          fileServer: { url },
-          authentication: {
-            authType: 'BearerToken',
-            authSecret: { name: 'f1-upload', namespace: 'kube-system' },
-          },
+          fileServer: { url, ...(sftp ? { hostPublicKey: sshd.hostPublicKey } : {}) },
+          authentication: sftp
+            ? {
+                authType: 'BasicAuthentication',
+                authSecret: { name: 'f1-sftp-login', namespace: 'kube-system' },
+              }
+            : {
+                authType: 'BearerToken',
+                authSecret: { name: 'f1-upload', namespace: 'kube-system' },
+              },
         },
       });
       await lab.kubectl(['apply', '-f', '-'], {
@@ -427,7 +446,7 @@ describe('antctl agent mode and support bundles on a real agent', () => {
           kind: 'List',
           items: [
             collection('f1-http', `http://${host}:${port}/bundles`),
-            collection('f1-sftp', `sftp://${host}:22/upload`),
+            collection('f1-sftp', `sftp://${host}:${sshd.port}${sftpDir}`, true),
           ],
         }),
       });
@@ -445,10 +464,8 @@ describe('antctl agent mode and support bundles on a real agent', () => {
       expect(http).toMatchObject({ collectedNodes: 1, desiredNodes: 1 });
       expect(http?.conditions?.find((c) => c.type === 'CollectionFailure')?.status).toBe('False');
       const sftp = await waitFor(async () => isDone(await status('f1-sftp')), 60_000);
-      expect(sftp).toMatchObject({ collectedNodes: 0, desiredNodes: 1 });
-      expect(sftp?.conditions?.find((c) => c.type === 'CollectionFailure')?.message).toBe(
-        `${N1}: sftp upload is not implemented by Antrea-TS: use an http(s):// fileServer URL`,
-      );
+      expect(sftp).toMatchObject({ collectedNodes: 1, desiredNodes: 1 });
+      expect(sftp?.conditions?.find((c) => c.type === 'CollectionFailure')?.status).toBe('False');
 
       expect(uploads.map((u) => [u.url, u.auth])).toEqual([
         [`/bundles/${N1}_f1-http.tar.gz`, `Bearer ${uploadToken}`],
@@ -459,8 +476,13 @@ describe('antctl agent mode and support bundles on a real agent', () => {
       expect(files.get('ovs/flows.txt')?.toString()).toMatch(/conj_id=\d+/);
       const secrets = [uploadToken, agentToken, PRIVATE_KEY_BODY, BEARER, SECRET_VALUE, TOKEN_FILE_VALUE];
       expect(await findSecrets(archive, secrets)).toEqual([]);
+      // The SFTP upload: the whole bundle, written by the agent process in the Node's netns.
+      const sftpArchive = join(sftpDir, `${N1}_f1-sftp.tar.gz`);
+      expect((await extract(sftpArchive)).get('ovs/flows.txt')?.toString()).toMatch(/conj_id=\d+/);
+      expect(await findSecrets(sftpArchive, [...secrets, sshd.password])).toEqual([]);
     } finally {
       await new Promise((r) => server.close(r));
+      await sshd.stop();
     }
   });
 });

@@ -35,6 +35,8 @@ export interface SshdInstance {
   /** The host key's base64 field, as spec.fileServer.hostPublicKey takes it. */
   readonly hostPublicKey: string;
   readonly logFile: string;
+  /** Creates `<home>/<name>` owned by the user (a directory uploads can write to); returns its path. */
+  userDir(name: string): string;
   stop(): Promise<void>;
 }
 
@@ -144,6 +146,12 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<SshdIns
       home,
       hostPublicKey: readFileSync(`${hostKey}.pub`, 'utf8').split(' ')[1] ?? '',
       logFile: started.logFile,
+      userDir: (name) => {
+        const path = join(home, name);
+        mkdirSync(path);
+        chownSync(path, uid, gid);
+        return path;
+      },
       stop,
     };
   } catch (err) {
