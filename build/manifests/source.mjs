@@ -503,6 +503,14 @@ export function webhookConfigurations() {
         webhook('annpvalidator.antrea.io', '/validate/annp', cu, 'networkpolicies', 'Namespaced'),
         webhook('clustergroupvalidator.antrea.io', '/validate/clustergroup', cu, 'clustergroups', 'Cluster'),
         webhook('groupvalidator.antrea.io', '/validate/group', cu, 'groups', 'Namespaced'),
+        webhook('egressvalidator.antrea.io', '/validate/egress', cu, 'egresses', 'Cluster'),
+        webhook(
+          'externalippoolvalidator.antrea.io',
+          '/validate/externalippool',
+          cu,
+          'externalippools',
+          'Cluster',
+        ),
       ],
     },
     {

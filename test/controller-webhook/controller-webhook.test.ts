@@ -306,6 +306,30 @@ describe('antrea-controller admission webhooks against a real kube-apiserver', (
     );
   });
 
+  it('validates ExternalIPPools and Egresses', async () => {
+    const pool = (name: string, cidr: string): Obj => ({
+      apiVersion: 'crd.antrea.io/v1beta1',
+      kind: 'ExternalIPPool',
+      metadata: { name },
+      spec: { ipRanges: [{ cidr }], nodeSelector: {} },
+    });
+    await apply(pool('pool-a', '10.20.0.0/24'));
+    expect(
+      await refusedEventually('overlapping pool refused', () => apply(pool('pool-b', '10.20.0.128/25'))),
+    ).toContain(
+      'admission webhook "externalippoolvalidator.antrea.io" denied the request: range [10.20.0.128/25] overlaps with range [10.20.0.0/24] of pool pool-a',
+    );
+    const egress: Obj = {
+      apiVersion: 'crd.antrea.io/v1beta1',
+      kind: 'Egress',
+      metadata: { name: 'eg' },
+      spec: { appliedTo: { podSelector: {} }, externalIPPool: 'pool-a', egressIP: '10.21.0.1' },
+    };
+    expect(await refusal(apply(egress))).toContain(
+      'admission webhook "egressvalidator.antrea.io" denied the request: IP 10.21.0.1 is not within the IP range',
+    );
+  });
+
   // Last: the rotated serving certificate starts in the controller's future.
   it('injects the new bundle after a CA rotation', async () => {
     const before = controller.certificates.current().caBundlePem;

@@ -16,7 +16,6 @@ export * from './egress/allocation-plan.js';
 export * from './egress/egress-controller.js';
 export * from './egress/egress-group.js';
 export * from './egress/egress-group-resource.js';
-export * from './egress/ip-ranges.js';
 export * from './egress/kube-egress-writer.js';
 export * from './errors.js';
 export * from './informers/informer-adapter.js';

@@ -1,5 +1,5 @@
 import type { CrdCondition, Egress, EgressConditionType, EgressStatus } from '@antrea-ts/apis';
-import { EGRESS_CONDITION_REASONS, SyncLoop } from '@antrea-ts/apis';
+import { EGRESS_CONDITION_REASONS, ipv4ToNumber, poolRanges, rangesContain, SyncLoop } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import type { CommandRunner } from '../net/command-runner.js';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
@@ -153,13 +153,14 @@ export class EgressAgent {
 
     // 1. Addresses: the IPs of pool Egresses this Node holds, and none of ours that it no longer holds.
     const wantedAddresses = new Set(local.filter((p) => p.egress.spec.externalIPPool).map((p) => p.ip));
-    for (const ip of await this.#addresses.owned()) {
+    const managed = this.#poolAddressTest();
+    for (const ip of await this.#addresses.owned(managed)) {
       if (!wantedAddresses.has(ip)) {
         this.#log.info({ ip }, 'releasing Egress IP');
         await this.#addresses.remove(ip);
       }
     }
-    const present = new Set(await this.#addresses.owned());
+    const present = new Set(await this.#addresses.owned(managed));
     for (const ip of wantedAddresses) {
       if (present.has(ip)) continue;
       this.#log.info({ ip }, 'taking Egress IP');
@@ -189,6 +190,18 @@ export class EgressAgent {
 
     // 4. Status of the Egresses this Node holds.
     for (const p of local) await this.#reportAssigned(p);
+  }
+
+  /** Whether an address lies in an ExternalIPPool (so is the Egress feature's to add and remove). */
+  #poolAddressTest(): (ip: string) => boolean {
+    const ranges = this.#o.source.pools().flatMap((p) => {
+      const r = poolRanges(p);
+      return typeof r === 'string' ? [] : r;
+    });
+    return (ip) => {
+      const n = ipv4ToNumber(ip);
+      return n !== undefined && rangesContain(ranges, n);
+    };
   }
 
   async #reportAssigned(p: Placement): Promise<void> {

@@ -15,6 +15,7 @@ export interface EgressSource {
   stop(): Promise<void>;
   egresses(): Egress[];
   pool(name: string): ExternalIPPool | undefined;
+  pools(): ExternalIPPool[];
   nodes(): EgressNodeInfo[];
   updateStatus(egress: Egress, status: EgressStatus): Promise<void>;
 }

@@ -72,6 +72,10 @@ export class KubeEgressSource implements EgressSource {
     return this.#pools?.get(name);
   }
 
+  pools(): ExternalIPPool[] {
+    return [...(this.#pools?.list() ?? [])];
+  }
+
   nodes(): EgressNodeInfo[] {
     return (this.#nodes?.list() ?? []).map((n) => ({
       name: n.metadata?.name ?? '',

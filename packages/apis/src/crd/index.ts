@@ -2,6 +2,7 @@ export * from './crd-informer.js';
 export * from './crds.js';
 export * from './egress.js';
 export * from './external-entity.js';
+export * from './external-ip-ranges.js';
 export * from './group.js';
 export * from './kinds.js';
 export * from './meta.js';

@@ -165,6 +165,9 @@ export class AntreaController {
     const webhooks = (config.webhooks ?? true) && config.antreaPolicy;
     const admission = webhooks ? new AdmissionState() : undefined;
     admission?.follow(informers);
+    const egressInformers =
+      (config.egress ?? true) ? (deps.egressInformers ?? makeEgressInformers(kc)) : undefined;
+    if (egressInformers) admission?.followEgress(egressInformers);
     this.#status = config.antreaPolicy
       ? new StatusController(this.networkPolicies, new KubeStatusWriter(kc), clock, logger)
       : undefined;
@@ -226,9 +229,9 @@ export class AntreaController {
       (err) => this.#log.warn({ err }, 'support bundle collection failed'),
     );
     registerSupportBundleResource(registry, this.supportBundle);
-    if (config.egress ?? true) {
+    if (egressInformers) {
       this.egress = new EgressController({
-        informers: deps.egressInformers ?? makeEgressInformers(kc),
+        informers: egressInformers,
         writer: new KubeEgressWriter(kc),
         groups: this.egressGroups,
         logger,

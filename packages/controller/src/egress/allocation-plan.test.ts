@@ -1,7 +1,7 @@
 import type { Egress, ExternalIPPool } from '@antrea-ts/apis';
+import { parseRange, poolRanges, rangesOverlap } from '@antrea-ts/apis';
 import { describe, expect, it } from 'vitest';
 import { planAllocations } from './allocation-plan.js';
-import { parseRange, poolRanges, rangesOverlap } from './ip-ranges.js';
 
 const pool = (name: string, ipRanges: ExternalIPPool['spec']['ipRanges']): ExternalIPPool => ({
   apiVersion: 'crd.antrea.io/v1beta1',

@@ -6,7 +6,7 @@ import {
   poolRanges,
   rangesContain,
   rangesSize,
-} from './ip-ranges.js';
+} from '@antrea-ts/apis';
 
 // Which Egress holds which pool IP, derived from the objects alone: the allocations live in the
 // Egresses' spec.egressIP (written back as Antrea does), so a restarted controller rebuilds the

@@ -155,16 +155,19 @@ export class EgressController {
         errors.push(err);
       }
     };
+    // Objects rewritten here are stale now: their status waits for the informer's next version.
+    const rewritten = new Set<string>();
     for (const [name, ip] of plan.toWrite) {
       const e = this.#egresses.get(`/${name}`);
       if (!e || e.spec.egressIP !== undefined) continue;
       this.#pending.set(name, ip);
       this.#log.info({ egress: name, ip, pool: e.spec.externalIPPool }, 'allocated Egress IP');
+      rewritten.add(name);
       await attempt(`egressIP of ${name}`, () => this.#opts.writer.setEgressIP(e, ip));
     }
     for (const e of egresses) {
-      if (!e.spec.externalIPPool) continue;
       const name = e.metadata.name ?? '';
+      if (!e.spec.externalIPPool || rewritten.has(name)) continue;
       const ip = plan.allocated.get(name);
       const failure = plan.failed.get(name);
       const want: CrdCondition<EgressConditionType> = ip

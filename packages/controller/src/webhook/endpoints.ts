@@ -16,7 +16,7 @@ export function webhookEndpoints(validator: AdmissionValidator): Map<string, Pla
   return new Map([
     ['/mutate/acnp', endpoint(mutateAntreaPolicy)],
     ['/mutate/annp', endpoint(mutateAntreaPolicy)],
-    ...['tier', 'acnp', 'annp', 'clustergroup', 'group'].map(
+    ...['tier', 'acnp', 'annp', 'clustergroup', 'group', 'egress', 'externalippool'].map(
       (p) => [`/validate/${p}`, endpoint(validate)] as [string, PlainEndpoint],
     ),
   ]);

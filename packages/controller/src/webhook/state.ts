@@ -1,3 +1,5 @@
+import type { Egress, ExternalIPPool } from '@antrea-ts/apis';
+import type { EgressInformers } from '../egress/egress-controller.js';
 import type { InformerLike, PolicyInformers } from '../informers/informers.js';
 import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
 
@@ -13,6 +15,8 @@ export class AdmissionState {
   readonly clusterGroups = new Map<string, CrdGroup>();
   /** By namespace/name. */
   readonly groups = new Map<string, CrdGroup>();
+  readonly egresses = new Map<string, Egress>();
+  readonly externalIPPools = new Map<string, ExternalIPPool>();
 
   /** Follows the CRD informers (listeners are added beside the policy computation's). */
   follow(informers: PolicyInformers): void {
@@ -21,6 +25,12 @@ export class AdmissionState {
     track(informers.antreaNetworkPolicies, this.antreaNetworkPolicies);
     track(informers.clusterGroups, this.clusterGroups);
     track(informers.groups, this.groups);
+  }
+
+  /** Follows the Egress controller's informers (Egress and ExternalIPPool checks). */
+  followEgress(informers: EgressInformers): void {
+    track(informers.egresses, this.egresses);
+    track(informers.externalIPPools, this.externalIPPools);
   }
 
   /** Policies of each kind whose spec.tier is exactly `tier` (Antrea's TierIndex). */

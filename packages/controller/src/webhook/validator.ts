@@ -1,3 +1,5 @@
+import type { Egress, ExternalIPPool } from '@antrea-ts/apis';
+import { validateEgress, validateExternalIPPool } from '../egress/validation.js';
 import type { CrdClusterNetworkPolicy, CrdGroup, CrdNetworkPolicy, CrdTier } from '../inputs.js';
 import { validateGroup } from '../validation/group.js';
 import { validateAntreaPolicy } from '../validation/policy.js';
@@ -78,6 +80,9 @@ export class AdmissionValidator {
       case 'ClusterGroup':
       case 'Group':
         return this.#group(req, kind === 'ClusterGroup');
+      case 'Egress':
+      case 'ExternalIPPool':
+        return this.#egress(req, kind);
       default:
         return { allowed: false };
     }
@@ -115,6 +120,27 @@ export class AdmissionValidator {
     });
     if (!r.allowed) return decision(r);
     return { allowed: true, warnings: [...r.warnings, ...logLabelWarnings(cur)] };
+  }
+
+  #egress(req: AdmissionRequest, kind: 'Egress' | 'ExternalIPPool'): AdmissionDecision {
+    if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return { allowed: true };
+    const old = req.operation === 'UPDATE' ? req.oldObject : undefined;
+    if (kind === 'ExternalIPPool') {
+      return decision(
+        validateExternalIPPool(
+          decode<ExternalIPPool>(req.object),
+          this.#state.externalIPPools.values(),
+          old ? decode<ExternalIPPool>(old) : undefined,
+        ),
+      );
+    }
+    return decision(
+      validateEgress(
+        decode<Egress>(req.object),
+        (name) => this.#state.externalIPPools.get(name),
+        old ? decode<Egress>(old) : undefined,
+      ),
+    );
   }
 
   #group(req: AdmissionRequest, clusterScoped: boolean): AdmissionDecision {

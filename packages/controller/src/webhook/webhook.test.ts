@@ -264,9 +264,55 @@ describe('validating webhooks', () => {
     ).toBe(true);
   });
 
+  it('Egress and ExternalIPPool: IP outside the pool, overlapping pools, removed ranges', () => {
+    const { state, call } = setup();
+    const pool = (name: string, ipRanges: unknown[]) => ({
+      metadata: { name },
+      spec: { ipRanges, nodeSelector: {} },
+    });
+    state.externalIPPools.set('p', pool('p', [{ cidr: '10.0.0.0/24' }]) as never);
+    const denied = (path: string, req: AdmissionRequest) => call(path, req).response?.status?.message;
+    expect(
+      denied(
+        '/validate/externalippool',
+        request('ExternalIPPool', 'CREATE', pool('q', [{ cidr: '10.0.0.128/25' }])),
+      ),
+    ).toBe('range [10.0.0.128/25] overlaps with range [10.0.0.0/24] of pool p');
+    expect(
+      call(
+        '/validate/externalippool',
+        request('ExternalIPPool', 'CREATE', pool('q', [{ cidr: '10.0.1.0/24' }])),
+      ).response?.allowed,
+    ).toBe(true);
+    expect(
+      denied(
+        '/validate/externalippool',
+        request('ExternalIPPool', 'UPDATE', pool('p', []), {
+          oldObject: pool('p', [{ cidr: '10.0.0.0/24' }]),
+        }),
+      ),
+    ).toBe('existing IPRanges [10.0.0.0/24] cannot be deleted');
+    const egress = (spec: Record<string, unknown>) => ({
+      metadata: { name: 'e' },
+      spec: { appliedTo: {}, ...spec },
+    });
+    expect(
+      denied(
+        '/validate/egress',
+        request('Egress', 'CREATE', egress({ externalIPPool: 'p', egressIP: '10.9.0.1' })),
+      ),
+    ).toBe('IP 10.9.0.1 is not within the IP range');
+    expect(
+      call(
+        '/validate/egress',
+        request('Egress', 'CREATE', egress({ externalIPPool: 'p', egressIP: '10.0.0.7' })),
+      ).response?.allowed,
+    ).toBe(true);
+  });
+
   it('denies kinds it does not know, without a message', () => {
     const { validator } = setup();
-    expect(validator.validate(request('Egress', 'CREATE', {}))).toEqual({ allowed: false });
+    expect(validator.validate(request('IPPool', 'CREATE', {}))).toEqual({ allowed: false });
     expect(
       validator.validate({
         ...request('Tier', 'CREATE', tier('a', 1)),

@@ -1,7 +1,8 @@
-import type { ExternalIPPool, IPRange } from '@antrea-ts/apis';
+import type { ExternalIPPool, IPRange } from './egress.js';
 
-// IPv4 ranges of an ExternalIPPool as inclusive [first, last] integers. IPv6 pools are refused
-// (not implemented here), so every address fits a JS number exactly.
+// IPv4 ranges of an ExternalIPPool as inclusive [first, last] integers, for the controller (allocation,
+// webhooks) and the agent (which pool addresses on its transport interface are its own). IPv6
+// pools are refused (not implemented here), so every address fits a JS number exactly.
 
 export interface Ipv4Range {
   readonly first: number;
