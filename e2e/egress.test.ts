@@ -1,0 +1,207 @@
+// Egress on the lab (instance 28: lab28-*, lb28*, its own state dir): 2 Nodes with the real
+// antrea-controller, antrea-agents (featureGates.Egress on) and userspace OVS. A TCP server in the
+// root namespace on an underlay address (an external host) answers each connection with the peer
+// address it sees. An ExternalIPPool on the underlay subnet and an Egress for the `client` Pods:
+// their connections must arrive from the Egress IP, from the Egress Node's Pod and, through the
+// tunnel, from the other Node's; an unselected Pod still arrives as its Node IP (masquerade);
+// deleting the Egress restores the Node IP; the Egress Node turning NotReady moves the IP.
+
+import { execFile } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Egress } from '@antrea-ts/apis';
+import { cachedBinDir, poll, run } from '@antrea-ts/harness';
+import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const INSTANCE = 28;
+const options: LabOptions = {
+  stateDir: `/var/run/antrea-ts-lab-e2e-${INSTANCE}`,
+  instance: INSTANCE,
+  artifacts: repoArtifacts(ROOT, cachedBinDir()),
+  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+};
+const NODE1 = `lab${INSTANCE}-node-1`;
+const NODE2 = `lab${INSTANCE}-node-2`;
+const NS = 'eg';
+const BASE = `198.19.${INSTANCE}`;
+const SERVER_IP = `${BASE}.250`;
+const PORT = 8080;
+const POOL_IPS = [`${BASE}.200`, `${BASE}.201`];
+const isRoot = process.getuid?.() === 0;
+const exec = promisify(execFile);
+
+/** Run in a Pod's netns: connects to IP:PORT and prints what the server says (the peer it saw). */
+const CLIENT = `
+const net = require('node:net');
+const s = net.connect({ host: process.argv[1], port: ${PORT} });
+let out = '';
+const t = setTimeout(() => { console.log('timeout'); process.exit(0); }, 5000);
+s.on('data', (d) => { out += d; });
+s.on('end', () => { clearTimeout(t); console.log(out.trim()); });
+s.on('error', (e) => { clearTimeout(t); console.log(e.code); });
+`;
+
+const poolYaml = `apiVersion: crd.antrea.io/v1beta1
+kind: ExternalIPPool
+metadata:
+  name: underlay-pool
+spec:
+  ipRanges:
+    - start: ${POOL_IPS[0]}
+      end: ${POOL_IPS[1]}
+  nodeSelector: {}
+`;
+const egressYaml = `apiVersion: crd.antrea.io/v1beta1
+kind: Egress
+metadata:
+  name: egress-client
+spec:
+  appliedTo:
+    podSelector:
+      matchLabels:
+        app: client
+  externalIPPool: underlay-pool
+`;
+
+describe.skipIf(!isRoot)('Egress on the lab', () => {
+  let lab: Lab;
+  let server: Server;
+
+  const peerSeenFrom = async (pod: string): Promise<string> =>
+    (await lab.exec(NS, pod, ['node', '-e', CLIENT, SERVER_IP], { timeoutMs: 20_000 })).trim();
+  const egress = async (): Promise<Egress> =>
+    JSON.parse(await lab.kubectl(['get', 'egress', 'egress-client', '-o', 'json'])) as Egress;
+  const nodeIp = (node: string) => lab.node(node).nodeIp;
+  /** The Egress's status once an agent reported it (optionally on another Node than `not`). */
+  const assigned = (not?: string) =>
+    poll(
+      'Egress assigned',
+      async () => {
+        const s = (await egress()).status;
+        const ok = s?.egressNode && s.egressIP && s.egressNode !== not;
+        return ok ? { node: s.egressNode as string, ip: s.egressIP as string } : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+  /** What the server sees from `pod`, once it is `want` (SNAT follows the agents' syncs). */
+  const seenAs = async (pod: string, want: string): Promise<string> =>
+    poll('peer address', async () => ((await peerSeenFrom(pod)) === want ? want : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+    }).catch(async () => peerSeenFrom(pod));
+
+  beforeAll(async () => {
+    await exec('npx', ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'], {
+      cwd: ROOT,
+    });
+    await Lab.down(options);
+    lab = await Lab.up({ ...options, nodes: 2 });
+    // Egress is behind its feature gate here (see packages/agent/README.md): turn it on, restart.
+    for (const node of [NODE1, NODE2]) {
+      appendFileSync(join(lab.layout.nodeDir(node), 'antrea-agent.conf'), 'featureGates:\n  Egress: true\n');
+      await lab.restart(`antrea-agent@${node}`);
+    }
+    await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', lab.layout.underlayBridge]);
+    server = createServer((s) => {
+      s.on('error', () => {});
+      s.end(`${s.remoteAddress?.replace(/^::ffff:/, '')}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(PORT, SERVER_IP, resolve));
+    await lab.createPod({ namespace: NS, name: 'client-1', node: NODE1, labels: { app: 'client' } });
+    await lab.createPod({ namespace: NS, name: 'client-2', node: NODE2, labels: { app: 'client' } });
+    await lab.createPod({ namespace: NS, name: 'other-1', node: NODE1, labels: { app: 'other' } });
+    await lab.createPod({ namespace: NS, name: 'other-2', node: NODE2, labels: { app: 'other' } });
+  }, 400_000);
+
+  afterAll(async () => {
+    server?.close();
+    await run(['ip', 'addr', 'del', `${SERVER_IP}/32`, 'dev', `lb${INSTANCE}-underlay`]).catch(
+      () => undefined,
+    );
+    if (!process.env['KEEP_LAB']) await Lab.down(options);
+  }, 120_000);
+
+  it('without an Egress, Pods reach the external host masqueraded as their Node IP', async () => {
+    expect(await peerSeenFrom('client-1')).toBe(nodeIp(NODE1));
+    expect(await peerSeenFrom('client-2')).toBe(nodeIp(NODE2));
+  });
+
+  it('with an Egress, selected Pods on both Nodes arrive from the Egress IP; others keep their Node IP', async () => {
+    await lab.kubectl(['apply', '-f', '-'], { input: poolYaml });
+    await lab.kubectl(['apply', '-f', '-'], { input: egressYaml });
+    const { node, ip } = await assigned();
+    expect(POOL_IPS).toContain(ip);
+    expect((await egress()).spec.egressIP).toBe(ip);
+    expect((await egress()).status?.conditions?.map((c) => `${c.type}=${c.status}`).sort()).toEqual([
+      'IPAllocated=True',
+      'IPAssigned=True',
+    ]);
+    expect(await seenAs('client-1', ip)).toBe(ip);
+    expect(await seenAs('client-2', ip)).toBe(ip);
+    expect(await peerSeenFrom('other-1')).toBe(nodeIp(NODE1));
+    expect(await peerSeenFrom('other-2')).toBe(nodeIp(NODE2));
+    const pool = JSON.parse(await lab.kubectl(['get', 'externalippool', 'underlay-pool', '-o', 'json']));
+    expect(pool.status.usage).toEqual({ total: 2, used: 1 });
+    // The IP sits on the Egress Node's transport interface only.
+    const holds = async (n: string) =>
+      (await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(n).netns })).includes(` ${ip}/32`);
+    expect(await holds(node)).toBe(true);
+    expect(await holds(node === NODE1 ? NODE2 : NODE1)).toBe(false);
+  }, 180_000);
+
+  it('moves the Egress IP when the Egress Node turns NotReady', async () => {
+    const before = await assigned();
+    const other = before.node === NODE1 ? NODE2 : NODE1;
+    await lab.kubectl([
+      'patch',
+      'node',
+      before.node,
+      '--subresource=status',
+      '--type=strategic',
+      '-p',
+      JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Test' }] } }),
+    ]);
+    try {
+      const after = await assigned(before.node);
+      expect(after).toEqual({ node: other, ip: before.ip });
+      // No gratuitous ARP is sent (see packages/agent/README.md): the external host forgets the old owner.
+      await run(['ip', 'neigh', 'flush', 'to', before.ip]);
+      expect(await seenAs('client-1', before.ip)).toBe(before.ip);
+      expect(await seenAs('client-2', before.ip)).toBe(before.ip);
+      const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(before.node).netns });
+      expect(held).not.toContain(` ${before.ip}/32`);
+    } finally {
+      await lab.kubectl([
+        'patch',
+        'node',
+        before.node,
+        '--subresource=status',
+        '--type=strategic',
+        '-p',
+        JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Test' }] } }),
+      ]);
+    }
+  }, 180_000);
+
+  it('deleting the Egress restores the Node IP and releases the pool IP', async () => {
+    await lab.kubectl(['delete', 'egress', 'egress-client']);
+    expect(await seenAs('client-1', nodeIp(NODE1))).toBe(nodeIp(NODE1));
+    expect(await seenAs('client-2', nodeIp(NODE2))).toBe(nodeIp(NODE2));
+    await poll(
+      'pool released',
+      async () =>
+        JSON.parse(await lab.kubectl(['get', 'externalippool', 'underlay-pool', '-o', 'json'])).status?.usage
+          ?.used === 0 || undefined,
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    for (const n of [NODE1, NODE2]) {
+      const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(n).netns });
+      for (const ip of POOL_IPS) expect(held).not.toContain(` ${ip}/32`);
+    }
+  }, 120_000);
+});
