@@ -34,6 +34,16 @@ const ep = (pod: 'a' | 'b' | 'c', port: number): ServiceEndpoint => ({
   port,
 });
 
+/**
+ * argv: name. Answers each datagram on port 5353 with the name, from one process: socat's
+ * UDP-RECVFROM,fork forks a child (and a shell) per datagram, and under load answers went missing.
+ */
+const UDP_SERVER = `
+const sock = require('node:dgram').createSocket('udp4');
+sock.on('message', (_m, from) => sock.send(process.argv[1] + '\\n', from.port, from.address));
+sock.bind(5353);
+`;
+
 /** argv: ip port firstSourcePort count; prints one answer per line ('' when none came in 5 s). */
 const UDP_CLIENT = `
 const dgram = require('node:dgram');
@@ -83,7 +93,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
   const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
   const pod = (name: string): PodBedPod => bed.pods.get(name)!;
   const service = (svc: ServicePortFlowConfig) => {
-    const { flows: f, groups } = servicePortFlows(ctx, svc);
+    const { flows: f, groups } = servicePortFlows(ctx, svc, 'fiveTuple');
     return flows.replace(`svc/${svc.groupId}`, f, groups);
   };
   /** One TCP connection from `from` to ip:port; the answer is the server Pod's name. */
@@ -124,7 +134,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
       await p.netns.exec(['ip', 'neigh', 'replace', GW.ip, 'lladdr', GW.mac, 'dev', 'eth0']);
       await p.netns.exec(['ip', 'route', 'add', 'default', 'via', GW.ip, 'dev', 'eth0']);
       bed.runIn(p, `web-${p.name}`, ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', `SYSTEM:echo ${p.name}`]);
-      bed.runIn(p, `dns-${p.name}`, ['socat', 'UDP-RECVFROM:5353,fork', `SYSTEM:echo ${p.name}`]);
+      bed.runIn(p, `dns-${p.name}`, [process.execPath, '-e', UDP_SERVER, p.name]);
     }
     conn = new OfConnection({ socketPath: bed.ovs.bridgeMgmtSocket(BR), logger });
     conn.start();
@@ -171,7 +181,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     expect(got).toHaveLength(24);
     expect(new Set(got)).toEqual(new Set(['b', 'c']));
     // The switch holds the group exactly as we print it, selection method included.
-    const [wanted] = servicePortFlows(ctx, DNS2).groups;
+    const [wanted] = servicePortFlows(ctx, DNS2, 'fiveTuple').groups;
     expect(await dumpedGroup(DNS2.groupId)).toBe(formatGroup(wanted!));
     expect(formatGroup(wanted!)).toContain('selection_method=hash,fields(ip_src,ip_dst,udp_src,udp_dst)');
   }, 120_000);
@@ -188,7 +198,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     expect(await dumpedGroup(17)).not.toContain('selection_method');
     // A restarted agent's FlowCache has no owner for it yet: the group goes out as add-or-modify.
     await service(old);
-    expect(await dumpedGroup(17)).toBe(formatGroup(servicePortFlows(ctx, old).groups[0]!));
+    expect(await dumpedGroup(17)).toBe(formatGroup(servicePortFlows(ctx, old, 'fiveTuple').groups[0]!));
     expect(new Set(await udpAnswers('a', old, 42000, 16))).toEqual(new Set(['b', 'c']));
   }, 120_000);
 
@@ -271,7 +281,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     });
     await bed.ovs.restartVswitchd({ crash: true });
     await replayed;
-    const [wanted] = servicePortFlows(ctx, DNS2).groups;
+    const [wanted] = servicePortFlows(ctx, DNS2, 'fiveTuple').groups;
     await waitFor(
       'group replayed',
       async () => (await dumpedGroup(DNS2.groupId)) === formatGroup(wanted!),
@@ -285,7 +295,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
   it('a service port renamed in place (new owner and group, same ClusterIP:port) keeps answering', async () => {
     // As the proxier writes it: the new owner first, the old one removed, in one batch.
     const renamed = { ...WEB, groupId: 20, endpoints: [ep('c', 8080)] };
-    const { flows: f, groups } = servicePortFlows(ctx, renamed);
+    const { flows: f, groups } = servicePortFlows(ctx, renamed, 'fiveTuple');
     await flows.replaceMany([
       ['svc/web-renamed', f, groups],
       [`svc/${WEB.groupId}`, undefined],

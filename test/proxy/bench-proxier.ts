@@ -87,6 +87,8 @@ async function measure(services: number): Promise<void> {
       flows,
       ctx,
       logger,
+      // The userspace datapath's groups, as the lab's agents write them.
+      endpointSelection: 'fiveTuple',
     });
     const ports = `${services} service ports x ${ENDPOINTS} endpoints`;
     let t = performance.now();

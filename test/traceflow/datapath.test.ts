@@ -142,8 +142,8 @@ describe('Traceflow datapath on real ovs-vswitchd', () => {
       ['peer', remoteNodeTunnelFlows(ctx, PEER, GW.mac)],
       ...PODS.map((p): [string, ReturnType<typeof podFlows>] => [`pod/${p.name}`, podFlows(ctx, p, GW.mac)]),
       ['service', serviceStaticFlows(ctx)],
-      ['svc/none', servicePortFlows(ctx, NO_ENDPOINTS).flows],
-      ['svc/none-udp', servicePortFlows(ctx, NO_ENDPOINTS_UDP).flows],
+      ['svc/none', servicePortFlows(ctx, NO_ENDPOINTS, 'fiveTuple').flows],
+      ['svc/none-udp', servicePortFlows(ctx, NO_ENDPOINTS_UDP, 'fiveTuple').flows],
       // Antrea-native ingress Drop: a may not open TCP 80 on b; a K8s-style Allow of TCP 8080.
       [
         'policy',

@@ -55,6 +55,7 @@ import {
 import { gatewayFlows } from './openflow/features/gateway.js';
 import { pipelineFlows } from './openflow/features/pipeline-flows.js';
 import { podFlows } from './openflow/features/pod-connectivity.js';
+import { endpointSelectionFor } from './openflow/features/service.js';
 import { tunnelFlows } from './openflow/features/tunnel.js';
 import { FlowCache } from './openflow/flow-cache.js';
 import type { FlowContext } from './openflow/flow-context.js';
@@ -443,6 +444,7 @@ export class Agent {
         ctx,
         logger: this.log,
         metrics: new ProxyMetrics(this.metrics.registry),
+        endpointSelection: endpointSelectionFor(config.datapathType),
         ...(serviceGroups ? { serviceGroups } : {}),
       });
       this.proxier = proxier;

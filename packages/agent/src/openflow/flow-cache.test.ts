@@ -125,7 +125,11 @@ const entryText = (m: FlowMod | GroupChange): string =>
 
 describe('FlowCache groups', () => {
   const svc = (endpoints: { ip: string; port: number }[]) =>
-    servicePortFlows(ctx, { clusterIp: '10.96.0.10', port: 80, protocol: 'TCP', groupId: 7, endpoints });
+    servicePortFlows(
+      ctx,
+      { clusterIp: '10.96.0.10', port: 80, protocol: 'TCP', groupId: 7, endpoints },
+      'fiveTuple',
+    );
   const a = { ip: '10.10.1.5', port: 8080 };
   const b = { ip: '10.10.1.6', port: 8080 };
   const dnat = ctx.pipeline.id('EndpointDNAT');
@@ -190,13 +194,17 @@ describe('FlowCache groups', () => {
     const before = svc([a]);
     await cache.replace('svc/http', before.flows, before.groups);
     // Same ClusterIP:port, new owner key and group id: the ServiceLB flow has the same identity.
-    const after = servicePortFlows(ctx, {
-      clusterIp: '10.96.0.10',
-      port: 80,
-      protocol: 'TCP',
-      groupId: 8,
-      endpoints: [a],
-    });
+    const after = servicePortFlows(
+      ctx,
+      {
+        clusterIp: '10.96.0.10',
+        port: 80,
+        protocol: 'TCP',
+        groupId: 8,
+        endpoints: [a],
+      },
+      'fiveTuple',
+    );
     await cache.replaceMany([
       ['svc/web', after.flows, after.groups],
       ['svc/http', undefined],

@@ -1,6 +1,7 @@
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
+  type EndpointSelection,
   type ServicePortFlowConfig,
   servicePortFlows,
   serviceStaticFlows,
@@ -28,6 +29,8 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly coalesceMs?: number;
   /** Told each Service's group ids after every write (NetworkPolicy `toServices` peers match them). */
   readonly serviceGroups?: ServiceGroupIndex;
+  /** How groups pick endpoints (default `datapath`; the userspace datapath needs `fiveTuple`). */
+  readonly endpointSelection?: EndpointSelection;
 }
 
 /** Owner key of the flows every Node needs once when AntreaProxy is on. */
@@ -190,7 +193,7 @@ export class Proxier implements ServiceHandlers {
         const config = JSON.stringify(cfg);
         ports.set(owner, { config, endpoints: cfg.endpoints.length, groupId: cfg.groupId });
         if (before?.get(owner)?.config === config) continue;
-        const { flows, groups } = servicePortFlows(this.o.ctx, cfg);
+        const { flows, groups } = servicePortFlows(this.o.ctx, cfg, this.o.endpointSelection ?? 'datapath');
         changes.push([owner, flows, groups]);
       }
       for (const owner of before?.keys() ?? []) {

@@ -5,7 +5,7 @@ import { DEFAULT_FEATURES, Pipeline } from '../pipeline.js';
 import { gatewayFlows } from './gateway.js';
 import { pipelineFlows } from './pipeline-flows.js';
 import { podFlows } from './pod-connectivity.js';
-import { servicePortFlows, serviceStaticFlows } from './service.js';
+import { endpointSelectionFor, servicePortFlows, serviceStaticFlows } from './service.js';
 import { remoteNodeTunnelFlows, tunnelFlows } from './tunnel.js';
 
 const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
@@ -126,7 +126,7 @@ describe('flow builders', () => {
       { ip: '10.10.2.7', port: 8080 },
     ];
     const svc = { clusterIp: '10.96.0.10', port: 80, protocol: 'TCP' as const, groupId: 3, endpoints };
-    const plain = servicePortFlows(ctx, svc);
+    const plain = servicePortFlows(ctx, svc, 'fiveTuple');
     expect([...text(plain.flows), ...plain.groups.map(formatGroup)]).toMatchInlineSnapshot(`
       [
         "cookie=0x1030000000000, table=11, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x3->reg7,group:3",
@@ -135,7 +135,11 @@ describe('flow builders', () => {
         "group_id=3,type=select,selection_method=hash,fields(ip_src,ip_dst,tcp_src,tcp_dst),bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12)",
       ]
     `);
-    const sticky = servicePortFlows(ctx, { ...svc, protocol: 'UDP', affinityTimeoutSeconds: 10800 });
+    const sticky = servicePortFlows(
+      ctx,
+      { ...svc, protocol: 'UDP', affinityTimeoutSeconds: 10800 },
+      'fiveTuple',
+    );
     expect([...text(sticky.flows), ...sticky.groups.map(formatGroup)]).toMatchInlineSnapshot(`
       [
         "cookie=0x1030000000000, table=11, priority=200,udp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x30000/0x70000->reg4,set_field:0x3->reg7,group:3",
@@ -145,12 +149,23 @@ describe('flow builders', () => {
         "group_id=3,type=select,selection_method=hash,fields(ip_src,ip_dst,udp_src,udp_dst),bucket=bucket_id:0,weight:100,actions=set_field:0xa0a0105->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11),bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0207->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,11)",
       ]
     `);
-    const empty = servicePortFlows(ctx, { ...svc, endpoints: [] });
+    const empty = servicePortFlows(ctx, { ...svc, endpoints: [] }, 'fiveTuple');
     expect(text(empty.flows)).toMatchInlineSnapshot(`
       [
         "cookie=0x1030000000000, table=11, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.10,tp_dst=80 actions=set_field:0x4000/0x4000->reg0,goto_table:12",
       ]
     `);
     expect(empty.groups[0]!.buckets).toEqual([]);
+    // The kernel datapath keeps OVS's default (dp_hash in the datapath, as Antrea): same group, no method.
+    const kernel = servicePortFlows(ctx, svc, 'datapath');
+    expect(kernel.flows).toEqual(plain.flows);
+    expect(formatGroup(kernel.groups[0]!)).toBe(
+      formatGroup(plain.groups[0]!).replace(
+        ',selection_method=hash,fields(ip_src,ip_dst,tcp_src,tcp_dst)',
+        '',
+      ),
+    );
+    expect(endpointSelectionFor('system')).toBe('datapath');
+    expect(endpointSelectionFor('netdev')).toBe('fiveTuple');
   });
 });

@@ -74,13 +74,24 @@ const PROTO: Record<ServiceProtocol, { shorthand: string; number: number; src: s
 };
 
 /**
- * How a service port's select group picks an endpoint: a hash of the connection's addresses and
- * ports (the protocol is the service port's own), in the fields' meta-flow order as OVS reports
- * them. Antrea sets no method, so OVS uses dp_hash with its symmetric L4 hash; the userspace
- * datapath computes that hash without UDP ports, which sent every datagram of one client to one
- * endpoint. The ServiceLB flow matches the protocol, so the port fields' prerequisites always hold.
+ * How the select groups pick an endpoint. `datapath`: no selection method, so OVS hashes in the
+ * datapath (dp_hash with its symmetric L4 hash): no upcall per connection, Antrea's choice, and the
+ * kernel datapath's hash covers TCP and UDP ports alike. `fiveTuple`: selection_method=hash over
+ * addresses and ports, which ovs-vswitchd computes for each new connection; the userspace datapath
+ * needs it, as its dp_hash leaves UDP ports out and sent every datagram of one client to one
+ * endpoint.
  */
-function endpointSelection(p: (typeof PROTO)[ServiceProtocol]): SelectionMethod {
+export type EndpointSelection = 'datapath' | 'fiveTuple';
+
+/** The selection a datapath type needs (see EndpointSelection). */
+export const endpointSelectionFor = (datapathType: 'system' | 'netdev'): EndpointSelection =>
+  datapathType === 'netdev' ? 'fiveTuple' : 'datapath';
+
+/**
+ * The five-tuple selection method, in the fields' meta-flow order as OVS reports them (the protocol
+ * is the service port's own: the ServiceLB flow matches it, so the port fields' prerequisites hold).
+ */
+function fiveTupleSelection(p: (typeof PROTO)[ServiceProtocol]): SelectionMethod {
   return { method: 'hash', fields: ['nw_src', 'nw_dst', p.src, p.dst].map((field) => ({ field })) };
 }
 
@@ -205,13 +216,14 @@ function learnAffinity(ctx: FlowContext, svc: ServicePortFlowConfig, timeout: nu
 export function servicePortFlows(
   ctx: FlowContext,
   svc: ServicePortFlowConfig,
+  selection: EndpointSelection,
 ): { flows: Flow[]; groups: ServiceGroup[] } {
   const p = PROTO[svc.protocol];
   const affinity = svc.affinityTimeoutSeconds;
   const group: ServiceGroup = {
     type: 'select',
     groupId: svc.groupId,
-    selection: endpointSelection(p),
+    ...(selection === 'fiveTuple' ? { selection: fiveTupleSelection(p) } : {}),
     buckets: svc.endpoints.map((ep, i) => ({
       bucketId: i,
       weight: 100,
