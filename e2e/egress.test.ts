@@ -95,6 +95,18 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
       intervalMs: 1000,
     }).catch(async () => peerSeenFrom(pod));
 
+  /** What a kubelet would report: the Node's Ready condition (the lab has no kubelet). */
+  const setReady = (node: string, status: 'True' | 'False') =>
+    lab.kubectl([
+      'patch',
+      'node',
+      node,
+      '--subresource=status',
+      '--type=strategic',
+      '-p',
+      JSON.stringify({ status: { conditions: [{ type: 'Ready', status, reason: 'Test' }] } }),
+    ]);
+
   beforeAll(async () => {
     await exec('npx', ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'], {
       cwd: ROOT,
@@ -157,15 +169,7 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
   it('moves the Egress IP when the Egress Node turns NotReady', async () => {
     const before = await assigned();
     const other = before.node === NODE1 ? NODE2 : NODE1;
-    await lab.kubectl([
-      'patch',
-      'node',
-      before.node,
-      '--subresource=status',
-      '--type=strategic',
-      '-p',
-      JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Test' }] } }),
-    ]);
+    await setReady(before.node, 'False');
     try {
       const after = await assigned(before.node);
       expect(after).toEqual({ node: other, ip: before.ip });
@@ -176,15 +180,55 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
       const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(before.node).netns });
       expect(held).not.toContain(` ${before.ip}/32`);
     } finally {
-      await lab.kubectl([
-        'patch',
-        'node',
-        before.node,
-        '--subresource=status',
-        '--type=strategic',
-        '-p',
-        JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Test' }] } }),
-      ]);
+      await setReady(before.node, 'True');
+    }
+  }, 180_000);
+
+  it('keeps SNATing through an agent crash on the Egress Node', async () => {
+    const { node, ip } = await assigned();
+    await lab.restart(`antrea-agent@${node}`, { crash: true });
+    expect(await seenAs('client-1', ip)).toBe(ip);
+    expect(await seenAs('client-2', ip)).toBe(ip);
+    expect((await assigned()).node).toBe(node);
+  }, 180_000);
+
+  it('a static egressIP lives on the Node that has it; Pods of both Nodes leave from it', async () => {
+    const staticIp = `${BASE}.210`;
+    const holder = lab.node(NODE1);
+    await run(['ip', 'addr', 'add', `${staticIp}/32`, 'dev', 'br-phy'], { netns: holder.netns });
+    try {
+      await lab.kubectl(['apply', '-f', '-'], {
+        input: `apiVersion: crd.antrea.io/v1beta1
+kind: Egress
+metadata:
+  name: egress-static
+spec:
+  appliedTo:
+    podSelector:
+      matchLabels:
+        app: other
+  egressIP: ${staticIp}
+`,
+      });
+      await poll(
+        'static Egress assigned',
+        async () => {
+          const e = JSON.parse(await lab.kubectl(['get', 'egress', 'egress-static', '-o', 'json'])) as Egress;
+          return e.status?.egressNode === NODE1 && e.status.egressIP === staticIp ? true : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      expect(await seenAs('other-1', staticIp)).toBe(staticIp);
+      expect(await seenAs('other-2', staticIp)).toBe(staticIp);
+      await lab.kubectl(['delete', 'egress', 'egress-static']);
+      expect(await seenAs('other-2', nodeIp(NODE2))).toBe(nodeIp(NODE2));
+      // Not a pool address: the agent leaves it where the user put it.
+      const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: holder.netns });
+      expect(held).toContain(` ${staticIp}/32`);
+    } finally {
+      await run(['ip', 'addr', 'del', `${staticIp}/32`, 'dev', 'br-phy'], { netns: holder.netns }).catch(
+        () => undefined,
+      );
     }
   }, 180_000);
 

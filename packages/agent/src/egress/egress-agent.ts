@@ -32,6 +32,8 @@ export interface EgressAgentOptions {
   logger: Logger;
   now?: () => Date;
   retryMs?: number;
+  /** How long start() waits for the first sync with the controller's EgressGroups (default 5 s). */
+  syncWaitMs?: number;
 }
 
 /** Where one Egress's IP lives, as this agent computes it. */
@@ -65,6 +67,10 @@ export class EgressAgent {
   readonly #marks = new Map<string, number>();
   #started = false;
   readonly #loop: SyncLoop;
+  #firstSynced: () => void = () => {};
+  readonly #firstSync = new Promise<void>((resolve) => {
+    this.#firstSynced = resolve;
+  });
 
   constructor(opts: EgressAgentOptions) {
     this.#o = opts;
@@ -86,14 +92,22 @@ export class EgressAgent {
     this.#snat = new EgressSnat(opts.runner, opts.logger, opts.gatewayName);
   }
 
+  /**
+   * Resolves after the first sync with the controller's EgressGroups, or after `syncWaitMs`: a
+   * restarting agent has its Egress flows in before the previous run's are removed. The iptables
+   * chains are not flushed meanwhile, so SNAT goes on through a restart.
+   */
   async start(signal?: AbortSignal): Promise<void> {
     this.#started = true;
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     await this.#o.flows.replace(STATIC_OWNER, egressStaticFlows(this.#o.ctx));
-    await this.#snat.ensure([]);
     await this.#o.source.start(() => this.#loop.schedule());
     this.#watch.start(signal);
     this.#loop.start();
+    await Promise.race([
+      this.#firstSync,
+      new Promise((r) => setTimeout(r, this.#o.syncWaitMs ?? 5_000).unref()),
+    ]);
   }
 
   async stop(): Promise<void> {
@@ -190,6 +204,7 @@ export class EgressAgent {
 
     // 4. Status of the Egresses this Node holds.
     for (const p of local) await this.#reportAssigned(p);
+    if (this.#groups.synced) this.#firstSynced();
   }
 
   /** Whether an address lies in an ExternalIPPool (so is the Egress feature's to add and remove). */
