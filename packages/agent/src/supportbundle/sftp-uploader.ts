@@ -29,6 +29,7 @@ const SFTP_NO_SUCH_FILE = 2;
 const SFTP_PERMISSION_DENIED = 3;
 /** Bytes per SFTP write request (OpenSSH's sftp client uses 32 KiB). */
 const WRITE_CHUNK = 32 * 1024;
+const WRITES_IN_FLIGHT = 16;
 
 /** Why one attempt failed, in words for the collection's status. */
 class AttemptError extends Error {}
@@ -152,6 +153,9 @@ export class SftpBundleUploader implements BundleUploader {
       );
       sock.once('connect', () => {
         clearTimeout(timer);
+        // SSH packets are small and answered: Nagle's wait for the peer's delayed ACK cost ~40 ms
+        // per request (0.7 MB/s on loopback).
+        sock.setNoDelay(true);
         resolve(sock);
       });
       sock.once('error', (err) => {
@@ -212,10 +216,18 @@ async function writeFile(client: InstanceType<typeof ssh2.Client>, target: SftpT
       ),
     );
   try {
-    for (let at = 0; at < archive.length; at += WRITE_CHUNK) {
-      const len = Math.min(WRITE_CHUNK, archive.length - at);
-      await step('writing', (cb) => sftp.write(handle, archive, at, len, at, cb));
-    }
+    // WRITES_IN_FLIGHT requests outstanding, as OpenSSH's sftp keeps several: one at a time waits a
+    // round trip per chunk.
+    let next = 0;
+    const writer = async () => {
+      while (next < archive.length) {
+        const at = next;
+        const len = Math.min(WRITE_CHUNK, archive.length - at);
+        next += len;
+        await step('writing', (cb) => sftp.write(handle, archive, at, len, at, cb));
+      }
+    };
+    await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, writer));
   } finally {
     await step('closing', (cb) => sftp.close(handle, cb));
   }
