@@ -31,11 +31,17 @@ function holdTcp(port: number): Promise<HeldPort> {
 function holdUdp(port: number): Promise<HeldPort> {
   return new Promise((resolve, reject) => {
     const socket = createSocket({ type: 'udp4' });
-    socket.once('error', reject);
+    // A failed bind leaves the UDP handle open (unlike a failed listen): close it, or every port
+    // found in use while searching the range would cost a file descriptor.
+    const failed = (err: Error) => {
+      socket.close();
+      reject(err);
+    };
+    socket.once('error', failed);
     // Datagrams that reach the socket anyway are dropped unread.
     socket.on('message', () => undefined);
     socket.bind({ port, address: '0.0.0.0', exclusive: true }, () => {
-      socket.off('error', reject);
+      socket.off('error', failed);
       socket.on('error', () => undefined);
       socket.unref();
       resolve({ close: () => new Promise<void>((r) => socket.close(() => r())) });
