@@ -344,3 +344,53 @@ describe('toServices peers', () => {
     ]);
   });
 });
+
+describe('FQDN peers', () => {
+  const rule = (services?: NonNullable<NetworkPolicy['rules']>[number]['services']) => ({
+    direction: 'Out' as const,
+    to: { fqdns: ['*.example.com'] },
+    ...(services ? { services } : {}),
+    priority: 0,
+    action: 'Allow' as const,
+    enableLogging: false,
+  });
+  const acnp = (services?: NonNullable<NetworkPolicy['rules']>[number]['services']): NetworkPolicy => ({
+    metadata: { name: 'fqdn', generation: 1 },
+    rules: [rule(services)],
+    appliedToGroups: ['atg-db'],
+    tierPriority: 250,
+    priority: 1,
+    sourceRef: { type: 'AntreaClusterNetworkPolicy', name: 'fqdn', uid: 'fqdn' },
+  });
+  const peerFlows = (cache: RuleCache, addresses: readonly string[]) =>
+    conjunctionFlows(
+      ctx,
+      computePolicyFlows(cache.rules(), new ConjIdAllocator(), {
+        fqdnAddresses: (patterns) => (patterns.includes('*.example.com') ? addresses : []),
+      }).conjunctions,
+    )
+      .map((f) => formatFlow(f))
+      .filter((f) => f.includes('nw_dst') || f.includes('tp_dst'));
+
+  it('match the addresses the cache holds now, merged like ipBlocks; none: no flows', () => {
+    const cache = cacheWith([acnp()]);
+    expect(peerFlows(cache, [])).toEqual([]);
+    expect(peerFlows(cache, ['198.51.100.6', '198.51.100.7', '203.0.113.1'])).toEqual([
+      'cookie=0x1020000000000, table=13, priority=64000,ip,nw_dst=198.51.100.6/31 actions=conjunction(1,1/3)',
+      'cookie=0x1020000000000, table=13, priority=64000,ip,nw_dst=203.0.113.1 actions=conjunction(1,1/3)',
+    ]);
+  });
+
+  it("keep a rule's numeric ports and drop its named ones (no Pods behind the addresses)", () => {
+    const cache = cacheWith([
+      acnp([
+        { protocol: 'TCP', port: 443 },
+        { protocol: 'TCP', port: 'https' },
+      ]),
+    ]);
+    expect(peerFlows(cache, ['203.0.113.1'])).toEqual([
+      'cookie=0x1020000000000, table=13, priority=64000,ip,nw_dst=203.0.113.1 actions=conjunction(1,1/3)',
+      'cookie=0x1020000000000, table=13, priority=64000,tcp,tp_dst=443 actions=conjunction(1,3/3)',
+    ]);
+  });
+});
