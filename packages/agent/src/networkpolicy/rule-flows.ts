@@ -1,5 +1,6 @@
 import type { GroupMember, Service } from '@antrea-ts/apis';
 import type { MatchSpec } from '@antrea-ts/openflow';
+import { parseIpv4 } from '../net/ipv4.js';
 import {
   type ConjunctionSpec,
   type IsolationSpec,
@@ -124,7 +125,7 @@ function splitRule(rule: CompletedRule, sources: PeerSources): RulePart[] {
   const fqdnIps = rule.peer.fqdns.length > 0 && fqdnAddresses ? fqdnAddresses(rule.peer.fqdns) : [];
   const blockIntervals = [
     ...(rule.peer.ipBlocks ?? []).flatMap(ipBlockIntervals),
-    ...memberIntervals([{ ips: fqdnIps.map((ip) => Uint8Array.from(ip.split('.').map(Number))) }]),
+    ...fqdnIps.map(parseIpv4).map((n): Interval => [n, n]),
   ];
   const ofports = rule.appliedTo.map((a) => a.pod.ofport);
   if (rule.services.length === 0) {
