@@ -1,7 +1,8 @@
 import type { PacketIn2 } from '@antrea-ts/openflow';
 import { FakeOpenFlowBridge } from '@antrea-ts/openflow/testing';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { DNS_PACKET_IN_OP } from '../openflow/features/dns-interception.js';
 import { LOG_PACKET_IN_OP, REJECT_PACKET_IN_OP } from '../openflow/features/network-policy.js';
 import { TRACEFLOW_PACKET_IN_OP } from '../openflow/features/traceflow.js';
 import { craftTracePacket, tracePacketSpec } from '../traceflow/packet.js';
@@ -85,5 +86,52 @@ describe('PacketInHandler', () => {
     bridge.emit('packetIn', packetIn(REJECT_PACKET_IN_OP));
     await settle();
     expect(bridge.packetOuts).toHaveLength(0);
+  });
+
+  it('resumes a paused DNS response when onDns allows it (or fails), never rate limited; drops it on false', async () => {
+    const bridge = new FakeOpenFlowBridge();
+    const resumed: PacketIn2[] = [];
+    Object.assign(bridge, {
+      resume: vi.fn(async (pi: PacketIn2) => {
+        resumed.push(pi);
+      }),
+    });
+    const verdicts: Array<boolean | Error> = [true, false, new Error('agent error'), true, true, true];
+    const handler = new PacketInHandler({
+      bridge,
+      logger,
+      ratePerSecond: 1,
+      now: () => 0,
+      onDns: async () => {
+        const v = verdicts.shift()!;
+        if (v instanceof Error) throw v;
+        return v;
+      },
+    });
+    handler.start();
+    const dns = [0, 1, 2, 3, 4, 5].map((i) => ({
+      ...packetIn(DNS_PACKET_IN_OP),
+      continuation: Buffer.from([i]),
+    }));
+    for (const pi of dns) bridge.emit('packetIn', pi);
+    await settle();
+    // Dropped only on false: an error in the agent delivers the answer rather than hold it.
+    expect(resumed).toEqual([dns[0], dns[2], dns[3], dns[4], dns[5]]);
+    expect(bridge.packetOuts).toHaveLength(0);
+    handler.stop();
+
+    // Without onDns (no policy controller) every paused answer is resumed at once; a failed resume
+    // (switch gone) is not thrown.
+    const bare = new FakeOpenFlowBridge();
+    const resume = vi.fn(async () => {
+      throw new Error('not connected');
+    });
+    Object.assign(bare, { resume });
+    const plain = new PacketInHandler({ bridge: bare, logger });
+    plain.start();
+    bare.emit('packetIn', dns[1]!);
+    await settle();
+    expect(resume).toHaveBeenCalledWith(dns[1]);
+    plain.stop();
   });
 });
