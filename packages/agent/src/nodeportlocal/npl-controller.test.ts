@@ -251,6 +251,30 @@ describe('NodePortLocalController', () => {
     expect(w.rules).toHaveLength(2);
   });
 
+  it("a stop while the previous run's ports are being taken back leaves none of them held", async () => {
+    const w = new World();
+    let openAgain!: () => void;
+    const gate = new Promise<void>((r) => {
+      openAgain = r;
+    });
+    const open = w.opener.open.bind(w.opener);
+    w.opener.open = async (port, protocol) => {
+      await gate;
+      return open(port, protocol);
+    };
+    const c = w.controller();
+    await c.start();
+    w.source.h.upsertPod(w.pod('a', '10.0.0.5', { app: 'web' }, JSON.stringify([member(8080, 61007)])));
+    w.source.h.upsertService(service('web', { app: 'web' }, [tcp80]));
+    w.source.h.synced();
+    const stopping = c.stop();
+    await new Promise((r) => setTimeout(r, 20));
+    openAgain();
+    await stopping;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.opener.held.size).toBe(0);
+  });
+
   it('on a Node without Pods, a restart still writes the chain, without the rules of Pods gone meanwhile', async () => {
     const w = new World();
     w.rules = [{ nodePort: 61004, protocol: 'tcp', podIp: '10.0.0.99', podPort: 8080 }];

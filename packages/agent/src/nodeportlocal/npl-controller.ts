@@ -81,6 +81,8 @@ export class NodePortLocalController {
   private readonly dirty = new Set<string>();
   private readonly retries = new Map<string, { delayMs: number; timer?: NodeJS.Timeout }>();
   private draining: Promise<void> | undefined;
+  /** The start-up pass, once the lists are in: stop() waits for it, as it may be holding ports. */
+  private initializing: Promise<void> | undefined;
   private initialized = false;
   /** The rule set last written to iptables, so Pod updates that change no mapping cost no restore. */
   private written: string | undefined;
@@ -116,7 +118,9 @@ export class NodePortLocalController {
         this.services.delete(key);
         this.enqueueSelected(old, undefined);
       },
-      synced: () => void this.initialize(),
+      synced: () => {
+        this.initializing ??= this.initialize();
+      },
     });
   }
 
@@ -141,6 +145,7 @@ export class NodePortLocalController {
     this.stopped = true;
     for (const r of this.retries.values()) clearTimeout(r.timer);
     await this.o.source.stop();
+    await this.initializing;
     await this.idle();
     await this.table.closeAll();
   }
@@ -159,8 +164,10 @@ export class NodePortLocalController {
   }
 
   private async initialize(): Promise<void> {
-    if (this.initialized || this.stopped) return;
+    if (this.stopped) return;
     const restored = await this.restore();
+    // Stopped while taking the ports back: stop() closes them; no chain is written for a run that is over.
+    if (this.stopped) return;
     this.log.info(
       { restored, pods: this.pods.size },
       'NodePortLocal mappings of the previous run taken back',
