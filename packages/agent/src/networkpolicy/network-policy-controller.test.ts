@@ -10,15 +10,18 @@ import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
 import { ServiceGroupIndex } from '../proxy/service-group-index.js';
 import type { ControllerConnection } from './controller-connection.js';
 import { DNS_TYPE, encodeDnsMessage } from './fqdn/dns-message.js';
-import { NetworkPolicyController } from './network-policy-controller.js';
+import { NetworkPolicyController, type NetworkPolicyControllerOptions } from './network-policy-controller.js';
 
 const logger = pino({ level: 'silent' });
 
 class FakeSwitch implements FlowSwitch {
   connected = true;
+  /** Refuse bundles (the switch is gone). */
+  failing = false;
   bundles: FlowMod[][] = [];
   stats: FlowStats[] = [];
   async bundle(mods: readonly FlowMod[]): Promise<void> {
+    if (this.failing) throw new Error('switch gone');
     this.bundles.push([...mods]);
   }
   async dumpFlows(): Promise<FlowStats[]> {
@@ -81,7 +84,7 @@ const member = (name: string, ip?: string): GroupMember => ({
   ...(ip ? { ips: [v4(ip)] } : {}),
 });
 
-function setup(serviceGroups?: ServiceGroupIndex) {
+function setup(serviceGroups?: ServiceGroupIndex, fqdn?: NetworkPolicyControllerOptions['fqdn']) {
   const sw = new FakeSwitch();
   const conn = new FakeConnection();
   const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
@@ -95,6 +98,7 @@ function setup(serviceGroups?: ServiceGroupIndex) {
     logger,
     statsIntervalMs: 0,
     ...(serviceGroups ? { serviceGroups } : {}),
+    ...(fqdn ? { fqdn } : {}),
   });
   c.start();
   return { sw, conn, c, ctx };
@@ -268,6 +272,27 @@ describe('NetworkPolicyController: FQDN peers', () => {
     expect(await answered).toBe(true);
     expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.9'))).toBe(true);
     await c.stop();
+  });
+  it('never holds an answer: a failed realization, a resync with the controller and stop() each release it', async () => {
+    // A timeout far longer than the test: each answer below is released by the controller itself.
+    const { sw, c } = setup(undefined, { realizeTimeoutMs: 600_000 });
+    c.replace('networkpolicies', [acnp]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    c.replace('addressgroups', []);
+    await c.waitSynced();
+    const answer = (name: string, ip: string) => c.onDnsResponse({ packet: dnsFrame(name, ip) } as PacketIn2);
+    // The switch refuses the bundle: dropped (the Pod's resolver asks again), not held.
+    sw.failing = true;
+    expect(await answer('a.test.example', '198.51.100.1')).toBe(false);
+    sw.failing = false;
+    // The watch restarts (no realization until every resource is in again), then the agent stops.
+    c.lost('addressgroups');
+    const pending = answer('b.test.example', '198.51.100.2');
+    await new Promise((r) => setTimeout(r, 20));
+    await c.stop();
+    expect(await pending).toBe(false);
+    // After stop() an answer with a new address is dropped at once.
+    expect(await answer('c.test.example', '198.51.100.3')).toBe(false);
   });
 });
 
