@@ -1,7 +1,7 @@
 import { decodeControlplaneObject, type GroupMember, type NetworkPolicy } from '@antrea-ts/apis';
 import { type FlowMod, type FlowStats, formatFlow, type PacketIn2 } from '@antrea-ts/openflow';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { CookieAllocator, CookieCategory } from '../openflow/cookie.js';
 import { FlowCache } from '../openflow/flow-cache.js';
@@ -272,6 +272,26 @@ describe('NetworkPolicyController: FQDN peers', () => {
     expect(await answered).toBe(true);
     expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.9'))).toBe(true);
     await c.stop();
+  });
+  it('delivers an answer that arrives before any realization once the realize timeout is up', async () => {
+    vi.useFakeTimers();
+    try {
+      const { c } = setup(undefined, { realizeTimeoutMs: 50 });
+      let delivered: boolean | undefined;
+      void c
+        .onDnsResponse({ packet: dnsFrame('a.test.example', '198.51.100.9') } as PacketIn2)
+        .then((ok) => (delivered = ok));
+      await vi.advanceTimersByTimeAsync(40);
+      expect(delivered).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(20);
+      // No rule selects the name yet, so it goes on unchanged (the Pod is not cut off from DNS).
+      expect(delivered).toBe(true);
+      // The timed-out waiter is gone: the first realization later finds none of it.
+      expect((c as unknown as { syncWaiters: unknown[] }).syncWaiters).toEqual([]);
+      await c.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('never holds an answer: a failed realization, a resync with the controller and stop() each release it', async () => {
     // A timeout far longer than the test: each answer below is released by the controller itself.

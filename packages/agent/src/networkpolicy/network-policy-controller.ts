@@ -196,17 +196,25 @@ export class NetworkPolicyController implements PolicyWatchSink {
   async onDnsResponse(pi: PacketIn2): Promise<boolean> {
     // Until the first realization no rule selects a name (after an agent restart the previous
     // run's interception flows are still in): wait for it, briefly, so the answer is learned.
-    if (!this.everSynced) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.waitSynced(),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, RULE_REALIZATION_TIMEOUT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    if (!this.everSynced)
+      await this.syncedWithin(this.options.fqdn?.realizeTimeoutMs ?? RULE_REALIZATION_TIMEOUT_MS);
     return this.fqdn.onDnsResponse(pi.packet);
+  }
+
+  /**
+   * Waits for the first realization, at most `ms`. A waiter that times out leaves syncWaiters, so
+   * answers to Pods of an agent that cannot reach the controller do not pile up there.
+   */
+  private syncedWithin(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.syncWaiters = this.syncWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.syncWaiters.push(done);
+    });
   }
 
   /**
