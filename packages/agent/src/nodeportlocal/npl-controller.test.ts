@@ -31,6 +31,7 @@ class World {
   restores = 0;
   readonly patches: Array<[string, string | null]> = [];
   failPatches = 0;
+  failRuleWrites = 0;
   readonly pods = new Map<string, NplPod>();
   readonly annotator = {
     set: async (namespace: string, name: string, value: string | null) => {
@@ -51,6 +52,10 @@ class World {
   readonly ruleWriter = {
     existing: async () => this.rules,
     sync: async (rules: readonly NplRule[]) => {
+      if (this.failRuleWrites > 0) {
+        this.failRuleWrites--;
+        throw new Error('iptables-restore says no');
+      }
       this.restores++;
       this.rules = [...rules];
     },
@@ -315,5 +320,40 @@ describe('NodePortLocalController', () => {
     await settle(c);
     expect(w.annotation('a')).toEqual([member(8080, 61000)]);
     expect(w.rules).toHaveLength(1);
+  });
+
+  it('a failed rule write publishes nothing until the rules are in; a Pod deleted meanwhile leaves no retry behind', async () => {
+    const w = new World();
+    const c = w.controller();
+    await c.start();
+    w.source.h.upsertService(service('web', { app: 'web' }, [tcp80]));
+    await started(w, c);
+    const rulesAtPatch: number[][] = [];
+    const set = w.annotator.set;
+    w.annotator.set = (namespace, name, value) => {
+      rulesAtPatch.push(w.rules.map((r) => r.nodePort));
+      return set(namespace, name, value);
+    };
+    w.failRuleWrites = 2;
+    w.source.h.upsertPod(w.pod('a', '10.0.0.5', { app: 'web' }));
+    await settle(c);
+    await new Promise((r) => setTimeout(r, 100));
+    await settle(c);
+    expect(w.failRuleWrites).toBe(0);
+    expect(w.annotation('a')).toEqual([member(8080, 61000)]);
+    expect(rulesAtPatch).toEqual([[61000]]);
+
+    w.failRuleWrites = 1;
+    w.source.h.upsertPod(w.pod('b', '10.0.0.6', { app: 'web' }));
+    w.pods.delete('ns/b');
+    w.source.h.removePod('ns/b');
+    await settle(c);
+    await new Promise((r) => setTimeout(r, 50));
+    await settle(c);
+    expect(w.failRuleWrites).toBe(0);
+    expect(w.rules.map((r) => r.podIp)).toEqual(['10.0.0.5']);
+    expect([...w.opener.held]).toEqual(['61000/tcp']);
+    expect((c as unknown as { retries: Map<string, unknown> }).retries.size).toBe(0);
+    await c.stop();
   });
 });

@@ -245,14 +245,17 @@ export class NodePortLocalController {
         for (const key of done) this.retry(key, err);
         continue;
       }
+      const unpublished = new Set<string>();
       for (const w of writes) {
         try {
           await this.o.annotator.set(w.pod.namespace, w.pod.name, w.value);
-          this.retries.delete(w.pod.key);
         } catch (err) {
           this.retry(w.pod.key, err);
+          unpublished.add(w.pod.key);
         }
       }
+      // In sync now (a Pod gone, or with nothing to publish, too): the back-off starts over.
+      for (const key of done) if (!unpublished.has(key)) this.retries.delete(key);
     }
   }
 
