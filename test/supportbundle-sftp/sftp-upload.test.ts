@@ -3,7 +3,7 @@
 // read back byte for byte, Antrea's URL forms, the pinned host key, and the error each failure
 // puts on the collection's status. Root (useradd, sshd).
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -53,6 +53,25 @@ const credentials = (password = sshd.password) => ({
 });
 /** Two attempts 100 ms apart: Antrea's retry loop, short. */
 const uploader = new SftpBundleUploader({ attempts: 2, retryDelayMs: 100 });
+
+/** Sockets this process holds (fds whose link is socket:[...]). */
+function openSockets(): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      // Closed while listing.
+    }
+  }
+  return n;
+}
+
+/** A failed attempt closes its connection: no socket is left once the upload has failed. */
+async function expectNoSocketLeft(before: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, 100));
+  expect(openSockets()).toBe(before);
+}
 
 async function failure(p: Promise<void>): Promise<string> {
   try {
@@ -108,6 +127,7 @@ describe('SFTP upload to a real sshd', () => {
   });
 
   it('a wrong password fails every attempt with an authentication error and writes nothing', async () => {
+    const sockets = openSockets();
     const message = await failure(
       uploader.upload(server(), credentials('not-the-password'), 'pw.tar.gz', bundle('x')),
     );
@@ -118,12 +138,14 @@ describe('SFTP upload to a real sshd', () => {
     // Each attempt was a login the server refused.
     const refused = readFileSync(sshd.logFile, 'utf8').match(/Failed password for ats-sftp-/g) ?? [];
     expect(refused.length).toBe(2);
+    await expectNoSocketLeft(sockets);
   });
 
   it('a server whose host key is not hostPublicKey is refused before any password is sent', async () => {
     const logins = () =>
       (readFileSync(sshd.logFile, 'utf8').match(/Failed password|Accepted password/g) ?? []).length;
     const before = logins();
+    const sockets = openSockets();
     const wrong = otherKey('ed25519');
     const message = await failure(
       uploader.upload(server(uploadDir, wrong), credentials(), 'hk.tar.gz', bundle('x')),
@@ -140,9 +162,11 @@ describe('SFTP upload to a real sshd', () => {
     expect(rsa).toMatch(/host key mismatch: \S+ has no ssh-rsa host key/);
     expect(logins()).toBe(before);
     expect(existsSync(join(uploadDir, 'hk.tar.gz'))).toBe(false);
+    await expectNoSocketLeft(sockets);
   });
 
-  it('a missing directory, an unreachable server and a bad key say so', async () => {
+  it('a missing directory, an unreachable server and a bad key say so; no attempt leaves a socket', async () => {
+    const sockets = openSockets();
     expect(
       await failure(
         uploader.upload(server(join(uploadDir, 'missing')), credentials(), 'm.tar.gz', bundle('x')),
@@ -150,6 +174,7 @@ describe('SFTP upload to a real sshd', () => {
     ).toBe(
       `failed to upload file after 2 attempts: directory ${join(uploadDir, 'missing')} does not exist on ${sshd.host}:${sshd.port}`,
     );
+    await expectNoSocketLeft(sockets);
     const closed = await freePort();
     expect(
       await failure(
@@ -158,6 +183,7 @@ describe('SFTP upload to a real sshd', () => {
     ).toBe(
       `failed to upload file after 2 attempts: cannot reach the file server 127.0.0.1:${closed}: connect ECONNREFUSED 127.0.0.1:${closed}`,
     );
+    await expectNoSocketLeft(sockets);
     // Refused before any connection, as Antrea's client configuration refuses it.
     expect(
       await failure(
