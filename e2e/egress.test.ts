@@ -6,7 +6,7 @@
 // tunnel, from the other Node's; an unselected Pod still arrives as its Node IP (masquerade);
 // deleting the Egress restores the Node IP; the Egress Node turning NotReady moves the IP.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -165,6 +165,36 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     expect(await holds(node)).toBe(true);
     expect(await holds(node === NODE1 ? NODE2 : NODE1)).toBe(false);
   }, 180_000);
+
+  it('traffic to a Node IP does not go through the Egress Node', async () => {
+    const { node } = await assigned();
+    const other = node === NODE1 ? NODE2 : NODE1;
+    const client = other === NODE1 ? 'client-1' : 'client-2';
+    // A server on the Egress Node's own IP, in its netns, reporting the peer it sees.
+    const nodeServer = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        lab.node(node).netns,
+        process.execPath,
+        '-e',
+        `require('net').createServer((s) => { s.on('error', () => {}); s.end(s.remoteAddress + '\\n'); }).listen(${PORT}, '${nodeIp(node)}', () => console.log('up'))`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    try {
+      await new Promise<void>((resolve) => nodeServer.stdout.once('data', () => resolve()));
+      // Through the Egress Node the packet would reach its host unSNATed, from the Pod IP; skipped,
+      // it leaves the client's Node masqueraded as that Node's IP.
+      const seen = (
+        await lab.exec(NS, client, ['node', '-e', CLIENT, nodeIp(node)], { timeoutMs: 20_000 })
+      ).trim();
+      expect(seen).toBe(nodeIp(other));
+    } finally {
+      nodeServer.kill();
+    }
+  }, 60_000);
 
   it('moves the Egress IP when the Egress Node turns NotReady', async () => {
     const before = await assigned();

@@ -100,7 +100,6 @@ export class EgressAgent {
   async start(signal?: AbortSignal): Promise<void> {
     this.#started = true;
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
-    await this.#o.flows.replace(STATIC_OWNER, egressStaticFlows(this.#o.ctx));
     await this.#o.source.start(() => this.#loop.schedule());
     this.#watch.start(signal);
     this.#loop.start();
@@ -185,7 +184,9 @@ export class EgressAgent {
     const rules: EgressSnatRule[] = [...this.#marks].map(([ip, mark]) => ({ ip, mark }));
     await this.#snat.ensure(rules);
 
-    // 3. Flows per Egress; owners of Egresses gone are removed.
+    // 3. Flows: the entries and Node IP exceptions, then per Egress; owners of Egresses gone are removed.
+    const nodeIps = this.#o.source.nodes().flatMap((n) => (n.internalIp ? [n.internalIp] : []));
+    await this.#o.flows.replace(STATIC_OWNER, egressStaticFlows(this.#o.ctx, nodeIps));
     const owners = new Set<string>();
     for (const p of placements) {
       const owner = `${OWNER_PREFIX}${p.egress.metadata.name}`;

@@ -6,6 +6,8 @@ export interface EgressNodeInfo {
   readonly labels: Readonly<Record<string, string>>;
   /** The Ready condition is True. */
   readonly ready: boolean;
+  /** status.addresses InternalIP (IPv4). */
+  readonly internalIp: string | undefined;
 }
 
 /** Egresses, ExternalIPPools and Nodes from the API, and the Egress status writes of the agent. */

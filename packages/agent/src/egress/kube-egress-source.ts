@@ -81,6 +81,8 @@ export class KubeEgressSource implements EgressSource {
       name: n.metadata?.name ?? '',
       labels: n.metadata?.labels ?? {},
       ready: (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+      internalIp: n.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))
+        ?.address,
     }));
   }
 

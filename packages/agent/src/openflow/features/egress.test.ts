@@ -17,7 +17,9 @@ describe('Egress flows', () => {
     expect(p.id('EgressMark')).toBe(p.id('L3Forwarding') + 1);
     expect(p.table('EgressMark').missTarget).toBe(p.id('L2ForwardingCalc'));
     expect(p.next('EgressMark')).toBe(p.id('L3DecTTL'));
-    expect(text(egressStaticFlows(ctx))).toEqual([
+    expect(text(egressStaticFlows(ctx, ['198.19.5.12', '198.19.5.11']))).toEqual([
+      'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=198.19.5.11 actions=goto_table:22',
+      'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=198.19.5.12 actions=goto_table:22',
       'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x3/0xf actions=goto_table:18',
       'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x1/0xf actions=goto_table:18',
     ]);

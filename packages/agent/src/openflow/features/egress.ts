@@ -22,9 +22,18 @@ import { GLOBAL_VIRTUAL_MAC } from './tunnel.js';
 
 const C = CookieCategory.Egress;
 
-/** The two L3Forwarding entries into EgressMark, below every route (priority 190). */
-export function egressStaticFlows(ctx: FlowContext): Flow[] {
+/**
+ * The two L3Forwarding entries into EgressMark, below every route (priority 190), and, above the
+ * Egress flows, Node IPs leaving EgressMark untouched (Antrea skips SNAT for traffic to Nodes: it
+ * goes from the Pod's own Node, not through the Egress Node).
+ */
+export function egressStaticFlows(ctx: FlowContext, nodeIps: readonly string[] = []): Flow[] {
   return [
+    ...[...nodeIps]
+      .sort()
+      .map((ip) =>
+        tableFlow(ctx, C, 'EgressMark', 210, { ip: true, nw_dst: ip }, [gotoTable(ctx, 'L2ForwardingCalc')]),
+      ),
     tableFlow(ctx, C, 'L3Forwarding', 190, { ip: true, ...matchMarks(FromPodRegMark) }, [
       gotoTable(ctx, 'EgressMark'),
     ]),
