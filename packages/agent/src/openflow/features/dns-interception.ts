@@ -24,7 +24,7 @@ export function dnsInterceptFlows(ctx: FlowContext, ofports: readonly number[]):
       reason: 'action',
       userdata: Buffer.from([DNS_PACKET_IN_OP]),
       pause: true,
-    } as Action,
+    },
     gotoTable(ctx, 'IngressMetric'),
   ];
   const reply = { ct_state: '-new+est+rpl+trk' };
