@@ -191,16 +191,14 @@ function encodeName(name: string): Buffer {
 }
 
 /**
- * Encodes a message without name compression: the agent's own queries, and responses in tests.
- * Records of other types than A and CNAME are written with empty data.
+ * Encodes a message without name compression, recursion desired: the answers of the e2e DNS
+ * responder (e2e/fqdn/dns-responder.ts) and of unit tests; the agent's own lookups go through
+ * node:dns (dns-resolver.ts). Records of other types than A and CNAME are written with empty data.
  */
-export function encodeDnsMessage(msg: DnsMessage & { readonly recursionDesired?: boolean }): Buffer {
+export function encodeDnsMessage(msg: DnsMessage): Buffer {
   const header = Buffer.alloc(HEADER_LEN);
   header.writeUInt16BE(msg.id, 0);
-  header.writeUInt16BE(
-    (msg.response ? 0x8000 : 0) | (msg.recursionDesired !== false ? 0x0100 : 0) | (msg.rcode & 0x0f),
-    2,
-  );
+  header.writeUInt16BE((msg.response ? 0x8000 : 0) | 0x0100 | (msg.rcode & 0x0f), 2);
   header.writeUInt16BE(msg.questions.length, 4);
   header.writeUInt16BE(msg.answers.length, 6);
   const parts: Buffer[] = [header];
