@@ -1,5 +1,7 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { nplRestoreInput, parseNplRules } from './iptables-rules.js';
+import type { CommandRunner } from '../net/command-runner.js';
+import { NPL_CHAIN, NplIptables, nplRestoreInput, parseNplRules } from './iptables-rules.js';
 
 describe('NodePortLocal iptables rules', () => {
   const rules = [
@@ -33,5 +35,60 @@ describe('NodePortLocal iptables rules', () => {
       '',
     ].join('\n');
     expect(parseNplRules(saved)).toEqual([rules[1], rules[2], rules[0]]);
+  });
+});
+
+/** iptables' nat table as far as NplIptables sees it: whether the chain exists, and its jumps. */
+class FakeIptables implements CommandRunner {
+  chain = false;
+  readonly jumps = new Map<string, number>();
+  readonly commands: string[] = [];
+  restored = '';
+
+  async run(argv: readonly string[], options?: { input?: string }): Promise<string> {
+    this.commands.push(argv.join(' '));
+    if (argv[0] === 'iptables-restore') {
+      this.chain = true;
+      this.restored = options?.input ?? '';
+      return '';
+    }
+    const [op, target] = argv.slice(5);
+    const fail = () => Promise.reject(new Error('iptables: No chain/target/match by that name.'));
+    if (target === NPL_CHAIN) {
+      if (!this.chain) return fail();
+      if (op === '-X') this.chain = false;
+      return op === '-S' ? `-N ${NPL_CHAIN}\n` : '';
+    }
+    const n = this.jumps.get(target!) ?? 0;
+    if (op === '-C') return n > 0 ? '' : fail();
+    if (op === '-A') this.jumps.set(target!, n + 1);
+    if (op === '-D') this.jumps.set(target!, n - 1);
+    return '';
+  }
+}
+
+describe('NplIptables', () => {
+  const logger = pino({ level: 'silent' });
+
+  it('sync writes the chain whole and adds each jump once', async () => {
+    const ipt = new FakeIptables();
+    const npl = new NplIptables(ipt, logger);
+    await npl.sync([{ nodePort: 61000, protocol: 'tcp', podIp: '10.0.0.5', podPort: 80 }]);
+    await npl.sync([]);
+    expect(ipt.restored).toBe(nplRestoreInput([]));
+    expect(Object.fromEntries(ipt.jumps)).toEqual({ PREROUTING: 1, OUTPUT: 1 });
+  });
+
+  it('cleanup removes the jumps and the chain; without the chain it runs one command', async () => {
+    const ipt = new FakeIptables();
+    const npl = new NplIptables(ipt, logger);
+    await npl.sync([]);
+    ipt.jumps.set('OUTPUT', 2);
+    await npl.cleanup();
+    expect(ipt.chain).toBe(false);
+    expect(Object.fromEntries(ipt.jumps)).toEqual({ PREROUTING: 0, OUTPUT: 0 });
+    ipt.commands.length = 0;
+    await npl.cleanup();
+    expect(ipt.commands).toEqual([`iptables -w 5 -t nat -S ${NPL_CHAIN}`]);
   });
 });

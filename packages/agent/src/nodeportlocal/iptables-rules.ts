@@ -88,9 +88,14 @@ export class NplIptables {
     });
   }
 
-  /** Removes the jumps and the chain (NodePortLocal disabled). Idempotent. */
+  /**
+   * Removes the jumps and the chain (NodePortLocal disabled). Idempotent. Every start of an agent
+   * with NodePortLocal off runs it, so a Node without the chain costs one command: there can be no
+   * jump to a chain that does not exist (iptables refuses the jump, and the chain while jumped to).
+   */
   cleanup(): Promise<void> {
     return this.serialized(async () => {
+      if (!(await this.chainExists())) return;
       for (const chain of JUMP_CHAINS) {
         while (await this.hasJump(chain)) await this.iptables(['-D', chain, ...JUMP]);
       }
@@ -103,6 +108,15 @@ export class NplIptables {
     const run = this.queue.then(op);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private async chainExists(): Promise<boolean> {
+    try {
+      await this.iptables(['-S', NPL_CHAIN]);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private async hasJump(chain: string): Promise<boolean> {
