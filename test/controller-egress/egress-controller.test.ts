@@ -133,7 +133,12 @@ describe('Egress controller', () => {
           (await getEgress('eg-a')).status?.conditions?.some((c) => c.type === 'IPAllocated') === true,
       );
       expect((await getEgress('eg-a')).status?.conditions).toEqual([
-        expect.objectContaining({ type: 'IPAllocated', status: 'True', reason: 'Allocated' }),
+        expect.objectContaining({
+          type: 'IPAllocated',
+          status: 'True',
+          reason: 'Allocated',
+          message: 'EgressIP is successfully allocated',
+        }),
       ]);
     } finally {
       await first.controller.stop();
@@ -183,7 +188,7 @@ describe('Egress controller', () => {
         async () => (await getEgress('eg-outside')).status?.conditions?.[0]?.reason === 'AllocationError',
       );
       expect((await getEgress('eg-outside')).status?.conditions?.[0]?.message).toBe(
-        'IP 10.10.9.9 is not within the IP range of ExternalIPPool pool-a',
+        'Cannot allocate EgressIP from ExternalIPPool: IP 10.10.9.9 is not within the IP range of ExternalIPPool pool-a',
       );
       await controller.idle();
       expect((await getEgress('eg-static')).status?.conditions ?? []).toEqual([]);

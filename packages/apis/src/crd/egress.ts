@@ -80,6 +80,4 @@ export const EGRESS_CONDITION_REASONS = Object.freeze({
   allocated: 'Allocated',
   allocationError: 'AllocationError',
   assigned: 'Assigned',
-  assignmentError: 'AssignmentError',
-  noAvailableNode: 'NoAvailableNode',
 });

@@ -175,13 +175,13 @@ export class EgressController {
             type: 'IPAllocated',
             status: 'True',
             reason: EGRESS_CONDITION_REASONS.allocated,
-            message: `Allocated ${ip} from ExternalIPPool ${e.spec.externalIPPool}`,
+            message: 'EgressIP is successfully allocated',
           }
         : {
             type: 'IPAllocated',
             status: 'False',
             reason: EGRESS_CONDITION_REASONS.allocationError,
-            message: failure ?? 'not allocated',
+            message: `Cannot allocate EgressIP from ExternalIPPool: ${failure ?? 'not allocated'}`,
           };
       const conditions = e.status?.conditions ?? [];
       const have = conditions.find((c) => c.type === 'IPAllocated');
