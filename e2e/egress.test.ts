@@ -262,6 +262,54 @@ spec:
     }
   }, 180_000);
 
+  it('reports AssignmentError when no Ready Node is selected by the pool', async () => {
+    await lab.kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: crd.antrea.io/v1beta1
+kind: ExternalIPPool
+metadata:
+  name: nowhere-pool
+spec:
+  ipRanges:
+    - start: ${BASE}.220
+      end: ${BASE}.220
+  nodeSelector:
+    matchLabels:
+      network-role: egress-gateway
+---
+apiVersion: crd.antrea.io/v1beta1
+kind: Egress
+metadata:
+  name: egress-nowhere
+spec:
+  appliedTo:
+    podSelector:
+      matchLabels:
+        app: nothing
+  externalIPPool: nowhere-pool
+`,
+    });
+    try {
+      const status = await poll(
+        'AssignmentError',
+        async () => {
+          const e = JSON.parse(
+            await lab.kubectl(['get', 'egress', 'egress-nowhere', '-o', 'json']),
+          ) as Egress;
+          return e.status?.conditions?.some((c) => c.type === 'IPAssigned') ? e.status : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      expect(status.egressNode).toBeUndefined();
+      expect(status.conditions?.map((c) => `${c.type}=${c.status}/${c.reason}`).sort()).toEqual([
+        'IPAllocated=True/Allocated',
+        'IPAssigned=False/AssignmentError',
+      ]);
+    } finally {
+      await lab.kubectl(['delete', 'egress', 'egress-nowhere']);
+      await lab.kubectl(['delete', 'externalippool', 'nowhere-pool']);
+    }
+  }, 120_000);
+
   it('deleting the Egress restores the Node IP and releases the pool IP', async () => {
     await lab.kubectl(['delete', 'egress', 'egress-client']);
     expect(await seenAs('client-1', nodeIp(NODE1))).toBe(nodeIp(NODE1));

@@ -42,6 +42,8 @@ interface Placement {
   readonly ip: string;
   /** This Node holds the IP. */
   readonly local: boolean;
+  /** No Node qualifies for the pool Egress, and this Node is the one that says so in its status. */
+  readonly reportsUnplaced?: boolean;
 }
 
 const OWNER_PREFIX = 'egress/';
@@ -138,7 +140,19 @@ export class EgressAgent {
           egress.metadata.name ?? '',
           candidates.map((n) => n.name),
         );
-        out.push({ egress, ip, local: owner === this.#o.nodeName });
+        // As Antrea: with no owner, one Node (the IP's hash over the Ready Nodes) writes the failure.
+        const reporter = owner
+          ? undefined
+          : chooseEgressNode(
+              ip,
+              nodes.map((n) => n.name),
+            );
+        out.push({
+          egress,
+          ip,
+          local: owner === this.#o.nodeName,
+          reportsUnplaced: reporter === this.#o.nodeName,
+        });
       } else {
         out.push({ egress, ip, local: await this.#addresses.isLocal(ip) });
       }
@@ -205,6 +219,7 @@ export class EgressAgent {
 
     // 4. Status of the Egresses this Node holds.
     for (const p of local) await this.#reportAssigned(p);
+    for (const p of placements) if (p.reportsUnplaced) await this.#reportUnplaced(p);
     if (this.#groups.synced) this.#firstSynced();
   }
 
@@ -221,28 +236,51 @@ export class EgressAgent {
   }
 
   async #reportAssigned(p: Placement): Promise<void> {
-    const status = p.egress.status ?? {};
-    const conditions = status.conditions ?? [];
-    const have = conditions.find((c) => c.type === 'IPAssigned');
-    if (status.egressNode === this.#o.nodeName && status.egressIP === p.ip && have?.status === 'True') return;
-    const now = (this.#o.now ?? (() => new Date()))();
-    const assigned: CrdCondition<EgressConditionType> = {
-      type: 'IPAssigned',
+    const written = await this.#writeIPAssigned(p.egress, this.#o.nodeName, p.ip, {
       status: 'True',
-      lastTransitionTime:
-        have?.status === 'True' && have.lastTransitionTime
-          ? have.lastTransitionTime
-          : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
       reason: EGRESS_CONDITION_REASONS.assigned,
       message: 'EgressIP is successfully assigned to EgressNode',
+    });
+    if (written) this.#log.info({ egress: p.egress.metadata.name, ip: p.ip }, 'Egress assigned to this Node');
+  }
+
+  async #reportUnplaced(p: Placement): Promise<void> {
+    await this.#writeIPAssigned(p.egress, undefined, undefined, {
+      status: 'False',
+      reason: EGRESS_CONDITION_REASONS.assignmentError,
+      message: `Failed to assign the IP to EgressNode: no Ready Node is selected by ExternalIPPool ${p.egress.spec.externalIPPool}`,
+    });
+  }
+
+  /** Writes egressNode, egressIP and the IPAssigned condition unless they are already so; true if written. */
+  async #writeIPAssigned(
+    egress: Egress,
+    node: string | undefined,
+    ip: string | undefined,
+    want: Pick<CrdCondition<EgressConditionType>, 'status' | 'reason' | 'message'>,
+  ): Promise<boolean> {
+    const status = egress.status ?? {};
+    const conditions = status.conditions ?? [];
+    const have = conditions.find((c) => c.type === 'IPAssigned');
+    const same = have?.status === want.status && have.reason === want.reason && have.message === want.message;
+    if (same && status.egressNode === node && status.egressIP === ip) return false;
+    const now = (this.#o.now ?? (() => new Date()))();
+    const condition: CrdCondition<EgressConditionType> = {
+      type: 'IPAssigned',
+      ...want,
+      lastTransitionTime:
+        have?.status === want.status && have.lastTransitionTime
+          ? have.lastTransitionTime
+          : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
+    const { egressNode: _n, egressIP: _i, ...rest } = status;
     const next: EgressStatus = {
-      ...status,
-      egressNode: this.#o.nodeName,
-      egressIP: p.ip,
-      conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), assigned],
+      ...rest,
+      ...(node ? { egressNode: node } : {}),
+      ...(ip ? { egressIP: ip } : {}),
+      conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), condition],
     };
-    await this.#o.source.updateStatus(p.egress, next);
-    this.#log.info({ egress: p.egress.metadata.name, ip: p.ip }, 'Egress assigned to this Node');
+    await this.#o.source.updateStatus(egress, next);
+    return true;
   }
 }

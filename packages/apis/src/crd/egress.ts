@@ -80,4 +80,5 @@ export const EGRESS_CONDITION_REASONS = Object.freeze({
   allocated: 'Allocated',
   allocationError: 'AllocationError',
   assigned: 'Assigned',
+  assignmentError: 'AssignmentError',
 });
