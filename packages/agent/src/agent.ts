@@ -656,6 +656,7 @@ export class Agent {
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
           ...(this.proxier ? ['AntreaProxy'] : []),
           ...(this.npl ? ['NodePortLocal'] : []),
+          ...(this.egress ? ['Egress'] : []),
         ]),
         logger: this.log,
       });
