@@ -293,6 +293,28 @@ describe('NetworkPolicyController: FQDN peers', () => {
       vi.useRealTimers();
     }
   });
+  it('holds back a repeated answer whose address the flows do not have yet (no realization during a resync)', async () => {
+    const { sw, c } = setup(undefined, { realizeTimeoutMs: 50 });
+    c.replace('networkpolicies', [acnp]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    c.replace('addressgroups', []);
+    await c.waitSynced();
+    const answer = () => c.onDnsResponse({ packet: dnsFrame('a.test.example', '198.51.100.4') } as PacketIn2);
+    c.lost('addressgroups');
+    // Learned, but no realization can run: dropped after the timeout.
+    expect(await answer()).toBe(false);
+    // The Pod asks again: nothing new to learn, yet the address is still not in the flows.
+    expect(await answer()).toBe(false);
+    expect(sw.bundles.flat().some((m) => formatFlow(m).includes('198.51.100.4'))).toBe(false);
+    // The resync realizes the cached address; from then on the answer goes on at once.
+    c.replace('addressgroups', []);
+    await c.waitSynced();
+    expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.4'))).toBe(true);
+    const bundles = sw.bundles.length;
+    expect(await answer()).toBe(true);
+    expect(sw.bundles.length).toBe(bundles);
+    await c.stop();
+  });
   it('never holds an answer: a failed realization, a resync with the controller and stop() each release it', async () => {
     // A timeout far longer than the test: each answer below is released by the controller itself.
     const { sw, c } = setup(undefined, { realizeTimeoutMs: 600_000 });
@@ -305,6 +327,12 @@ describe('NetworkPolicyController: FQDN peers', () => {
     sw.failing = true;
     expect(await answer('a.test.example', '198.51.100.1')).toBe(false);
     sw.failing = false;
+    // Asked again: nothing new to learn, but the failed realization left the flows behind, so the
+    // answer waits for one that succeeds.
+    const bundles = sw.bundles.length;
+    expect(await answer('a.test.example', '198.51.100.1')).toBe(true);
+    expect(sw.bundles.length).toBe(bundles + 1);
+    expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.1'))).toBe(true);
     // The watch restarts (no realization until every resource is in again), then the agent stops.
     c.lost('addressgroups');
     const pending = answer('b.test.example', '198.51.100.2');

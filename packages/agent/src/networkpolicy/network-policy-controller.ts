@@ -102,7 +102,11 @@ export class NetworkPolicyController implements PolicyWatchSink {
   realizations = 0;
   /** Realizations asked for by realizeNow(), and the waiters for them. */
   private requested = 0;
-  private lastRealizationOk = true;
+  /**
+   * The FQDN cache version the installed flows were computed from; -1 after a failed realization
+   * (as Antrea, every DNS answer then waits for a successful one).
+   */
+  private realizedFqdnVersion = 0;
   private realizeWaiters: Array<{ gen: number; resolve: (ok: boolean) => void }> = [];
   /** FQDN peers: the addresses DNS answers gave the names that rules select. */
   readonly fqdnCache: FqdnCache;
@@ -126,7 +130,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
     this.fqdn = new FqdnController({
       cache: this.fqdnCache,
       realize: () => this.realizeNow(),
-      lastRealizationOk: () => this.lastRealizationOk,
+      upToDate: () => this.realizedFqdnVersion === this.fqdnCache.version,
       logger: options.logger,
       ...(options.fqdn?.resolve ? { resolve: options.fqdn.resolve } : {}),
       ...(options.fqdn?.realizeTimeoutMs !== undefined
@@ -289,6 +293,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
   private async realize(): Promise<void> {
     const started = performance.now();
     const gen = this.requested;
+    const fqdnVersion = this.fqdnCache.version;
     const rules = this.cache.rules();
     let flows: Flow[];
     let failure: string | undefined;
@@ -311,6 +316,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
         ...dnsInterceptFlows(this.options.ctx, fqdnPodPorts(fqdnRules)),
       ];
       await this.options.flows.replace(POLICY_FLOW_OWNER, flows);
+      this.realizedFqdnVersion = fqdnVersion;
       this.realized = computed.realized;
       const priorities = new Map(computed.conjunctions.map((cj) => [cj.conjId, cj.actionPriority]));
       const byConj = new Map<number, { rule: RealizedRule['rule']; priority: number }>();
@@ -320,6 +326,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
       this.byConjId = byConj;
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
+      this.realizedFqdnVersion = -1;
       this.log.error(
         {
           err: new AgentError('AGENT_POLICY_REALIZATION_FAILED', 'realizing policies failed', { cause: err }),
@@ -329,7 +336,6 @@ export class NetworkPolicyController implements PolicyWatchSink {
       flows = [];
     }
     this.realizations++;
-    this.lastRealizationOk = failure === undefined;
     for (const w of this.realizeWaiters.filter((x) => x.gen <= gen)) w.resolve(failure === undefined);
     this.realizeWaiters = this.realizeWaiters.filter((x) => x.gen > gen);
     const first = !this.everSynced;

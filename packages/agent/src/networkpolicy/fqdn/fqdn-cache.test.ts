@@ -14,9 +14,12 @@ describe('FqdnCache', () => {
     const { cache } = cacheAt();
     expect(cache.setSelectors(['*.test.example', 'Exact.Example'])).toEqual(['exact.example']);
     expect(cache.learn(answer('other.example', ['10.0.0.9', 60]))).toBe(false);
+    expect(cache.version).toBe(0);
     expect(cache.learn(answer('a.test.example', ['10.0.0.1', 60]))).toBe(true);
     expect(cache.learn(answer('a.test.example', ['10.0.0.1', 60]))).toBe(false); // nothing new
+    expect(cache.version).toBe(1); // up only when an address is gained
     expect(cache.learn(answer('exact.example', ['10.0.0.2', 60]))).toBe(true);
+    expect(cache.version).toBe(2);
     expect(cache.addresses(['*.test.example'])).toEqual(['10.0.0.1']);
     expect(cache.addresses(['exact.example', '*.test.example'])).toEqual(['10.0.0.1', '10.0.0.2']);
     expect(cache.addresses(['other.example'])).toEqual([]);

@@ -24,6 +24,7 @@ export class FqdnCache {
   private selectors = new Map<string, FqdnSelector>();
   /** name -> address -> expiry (ms). */
   private readonly names = new Map<string, Map<string, number>>();
+  private additions = 0;
 
   constructor(options: FqdnCacheOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -72,6 +73,7 @@ export class FqdnCache {
         known.set(ip, Math.max(before ?? 0, expiry));
       }
     }
+    if (added) this.additions++;
     return added;
   }
 
@@ -126,6 +128,11 @@ export class FqdnCache {
         name,
         addresses: [...known].map(([ip, expiresAt]) => ({ ip, expiresAt })),
       }));
+  }
+
+  /** Goes up each time learn() adds an address: flows computed from an older version may lack it. */
+  get version(): number {
+    return this.additions;
   }
 
   get size(): number {

@@ -28,14 +28,14 @@ function udpFrame(name: string, ip: string, ttl: number): Buffer {
 function setup(opts: {
   realize?: () => Promise<boolean>;
   resolve?: (n: string) => Promise<ResolvedAddress[]>;
-  lastRealizationOk?: () => boolean;
+  upToDate?: () => boolean;
 }) {
   const cache = new FqdnCache();
   const realize = vi.fn(opts.realize ?? (async () => true));
   const c = new FqdnController({
     cache,
     realize,
-    ...(opts.lastRealizationOk ? { lastRealizationOk: opts.lastRealizationOk } : {}),
+    ...(opts.upToDate ? { upToDate: opts.upToDate } : {}),
     logger,
     realizeTimeoutMs: 50,
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
@@ -78,7 +78,7 @@ describe('FqdnController', () => {
 
   it('after a failed realization, a known answer also waits for a new one (as Antrea)', async () => {
     let ok = true;
-    const { c, realize } = setup({ lastRealizationOk: () => ok, realize: async () => ok });
+    const { c, realize } = setup({ upToDate: () => ok, realize: async () => ok });
     c.setSelectors(['*.test.example']);
     await c.onDnsResponse(udpFrame('a.test.example', '10.0.0.1', 60));
     ok = false;

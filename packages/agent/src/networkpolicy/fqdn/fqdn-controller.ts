@@ -24,8 +24,12 @@ export interface FqdnControllerOptions {
   readonly cache: FqdnCache;
   /** Realizes the policies again; resolves true once the flows reflect the cache (false: failed). */
   readonly realize: () => Promise<boolean>;
-  /** Whether the last realization succeeded (after a failure every answer waits for a new one). */
-  readonly lastRealizationOk?: () => boolean;
+  /**
+   * Whether the flows reflect the cache: the last realization succeeded and saw every address
+   * learned so far. When not (a failure, or addresses learned while no realization could run),
+   * every answer waits for a new realization.
+   */
+  readonly upToDate?: () => boolean;
   readonly logger: Logger;
   /** The agent's own lookup of an exact name (A records with TTLs); none: only intercepted answers. */
   readonly resolve?: (name: string) => Promise<ResolvedAddress[]>;
@@ -100,9 +104,10 @@ export class FqdnController {
       return true;
     }
     const learned = this.options.cache.learn(byName);
-    // As Antrea, an answer also waits when the rules failed to realize last time: its addresses
-    // may be among those the switch never got.
-    if (!learned && this.options.lastRealizationOk?.() !== false) {
+    // As Antrea, an answer also waits when the flows lag behind the cache (the last realization
+    // failed, or the one for an earlier answer has not happened): its addresses may be among those
+    // the switch does not have yet.
+    if (!learned && this.options.upToDate?.() !== false) {
       this.counts.delivered++;
       return true;
     }
