@@ -212,6 +212,14 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     } finally {
       await setReady(before.node, 'True');
     }
+    // Ready again, the Node is back on the ring and gets the Egress back (its name hashes there).
+    await poll(
+      'Egress back on its Node',
+      async () => ((await egress()).status?.egressNode === before.node ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await run(['ip', 'neigh', 'flush', 'to', before.ip]);
+    expect(await seenAs('client-1', before.ip)).toBe(before.ip);
   }, 180_000);
 
   it('keeps SNATing through an agent crash on the Egress Node', async () => {

@@ -166,7 +166,10 @@ export class AntreaController {
     const admission = webhooks ? new AdmissionState() : undefined;
     admission?.follow(informers);
     const egressInformers =
-      (config.egress ?? true) ? (deps.egressInformers ?? makeEgressInformers(kc)) : undefined;
+      (config.egress ?? true)
+        ? (deps.egressInformers ??
+          makeEgressInformers(kc, { pods: informers.pods, namespaces: informers.namespaces }))
+        : undefined;
     if (egressInformers) admission?.followEgress(egressInformers);
     this.#status = config.antreaPolicy
       ? new StatusController(this.networkPolicies, new KubeStatusWriter(kc), clock, logger)

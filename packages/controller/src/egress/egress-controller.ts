@@ -27,6 +27,11 @@ export interface EgressInformers {
   externalIPPools: InformerLike<ExternalIPPool>;
   pods: InformerLike<V1Pod>;
   namespaces: InformerLike<V1Namespace>;
+  /**
+   * The Pod and Namespace informers are the policy computation's, started (listed) and stopped by
+   * it before this controller starts: one watch of every Pod per controller, not two.
+   */
+  sharedPodInformers?: boolean;
 }
 
 export interface EgressControllerOptions {
@@ -42,18 +47,40 @@ export interface EgressControllerOptions {
 const keyOf = (o: { metadata?: { name?: string; namespace?: string } }) =>
   `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
-/** A cache fed by one informer's events. */
+/** Only what EgressGroups need of a Pod: the cache holds every Pod of the cluster. */
+function slimPod(pod: V1Pod): V1Pod {
+  return {
+    metadata: {
+      ...(pod.metadata?.name !== undefined ? { name: pod.metadata.name } : {}),
+      ...(pod.metadata?.namespace !== undefined ? { namespace: pod.metadata.namespace } : {}),
+      ...(pod.metadata?.labels ? { labels: pod.metadata.labels } : {}),
+    },
+    spec: {
+      containers: [],
+      ...(pod.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
+      ...(pod.spec?.hostNetwork ? { hostNetwork: true } : {}),
+    },
+    status: {
+      ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+      ...(pod.status?.podIP ? { podIP: pod.status.podIP } : {}),
+      ...(pod.status?.podIPs ? { podIPs: pod.status.podIPs } : {}),
+    },
+  };
+}
+
+/** A cache fed by one informer's events (optionally keeping a reduced copy of each object). */
 function follow<T extends { metadata?: { name?: string; namespace?: string } }>(
   informer: InformerLike<T>,
   cache: Map<string, T>,
   changed: () => void,
+  keep: (o: T) => T = (o) => o,
 ): void {
   informer.on('add', (o) => {
-    cache.set(keyOf(o), o);
+    cache.set(keyOf(o), keep(o));
     changed();
   });
   informer.on('update', (o) => {
-    cache.set(keyOf(o), o);
+    cache.set(keyOf(o), keep(o));
     changed();
   });
   informer.on('delete', (o) => {
@@ -93,7 +120,7 @@ export class EgressController {
     const inf = opts.informers;
     follow(inf.egresses, this.#egresses, changed);
     follow(inf.externalIPPools, this.#pools, changed);
-    follow(inf.pods, this.#pods, changed);
+    follow(inf.pods, this.#pods, changed, slimPod);
     follow(inf.namespaces, this.#namespaces, changed);
     // client-node informers stop on a failed list or watch (e.g. the CRDs not installed yet).
     for (const informer of [inf.egresses, inf.externalIPPools, inf.pods, inf.namespaces]) {
@@ -109,13 +136,7 @@ export class EgressController {
 
   /** Lists everything, then syncs once; resolves after that first sync. */
   async start(): Promise<void> {
-    const inf = this.#opts.informers;
-    await Promise.all([
-      inf.egresses.start(),
-      inf.externalIPPools.start(),
-      inf.namespaces.start(),
-      inf.pods.start(),
-    ]);
+    await Promise.all(this.#ownInformers().map((i) => i.start()));
     this.#started = true;
     this.#loop.start();
     await this.#loop.idle();
@@ -123,14 +144,17 @@ export class EgressController {
 
   async stop(): Promise<void> {
     this.#started = false;
-    const inf = this.#opts.informers;
-    await Promise.all([
-      inf.egresses.stop(),
-      inf.externalIPPools.stop(),
-      inf.namespaces.stop(),
-      inf.pods.stop(),
-    ]);
+    await Promise.all(this.#ownInformers().map((i) => i.stop()));
     await this.#loop.stop();
+  }
+
+  /** The informers this controller starts and stops itself. */
+  #ownInformers(): Array<InformerLike<never>> {
+    const inf = this.#opts.informers;
+    const own = [inf.egresses, inf.externalIPPools] as Array<InformerLike<never>>;
+    if (!inf.sharedPodInformers)
+      own.push(inf.pods as InformerLike<never>, inf.namespaces as InformerLike<never>);
+    return own;
   }
 
   /** Settles when no sync is running or queued (tests). */

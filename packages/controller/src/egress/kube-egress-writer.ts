@@ -47,12 +47,22 @@ export class KubeEgressWriter implements EgressWriter {
   }
 }
 
-/** List-watch informers for what the Egress controller reads. */
-export function makeEgressInformers(kc: KubeConfig): EgressInformers {
+/**
+ * List-watch informers for what the Egress controller reads; with `shared`, the Pod and Namespace
+ * informers are those (started elsewhere) of the policy computation.
+ */
+export function makeEgressInformers(
+  kc: KubeConfig,
+  shared?: Pick<EgressInformers, 'pods' | 'namespaces'>,
+): EgressInformers {
   const core = kc.makeApiClient(CoreV1Api);
-  return {
+  const crds = {
     egresses: crdInformer<Egress>(kc, CRD_KINDS.Egress),
     externalIPPools: crdInformer<ExternalIPPool>(kc, CRD_KINDS.ExternalIPPool),
+  };
+  if (shared) return { ...crds, ...shared, sharedPodInformers: true };
+  return {
+    ...crds,
     pods: makeInformer<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces()),
     namespaces: makeInformer<V1Namespace>(kc, '/api/v1/namespaces', () => core.listNamespace()),
   };
