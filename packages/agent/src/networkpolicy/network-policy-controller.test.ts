@@ -306,6 +306,8 @@ describe('NetworkPolicyController: FQDN peers', () => {
     // The Pod asks again: nothing new to learn, yet the address is still not in the flows.
     expect(await answer()).toBe(false);
     expect(sw.bundles.flat().some((m) => formatFlow(m).includes('198.51.100.4'))).toBe(false);
+    // The answers that gave up left no waiter behind.
+    expect((c as unknown as { realizeWaiters: unknown[] }).realizeWaiters).toEqual([]);
     // The resync realizes the cached address; from then on the answer goes on at once.
     c.replace('addressgroups', []);
     await c.waitSynced();

@@ -129,7 +129,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
     });
     this.fqdn = new FqdnController({
       cache: this.fqdnCache,
-      realize: () => this.realizeNow(),
+      realize: (withinMs) => this.realizeNow(withinMs),
       upToDate: () => this.realizedFqdnVersion === this.fqdnCache.version,
       logger: options.logger,
       ...(options.fqdn?.resolve ? { resolve: options.fqdn.resolve } : {}),
@@ -183,12 +183,25 @@ export class NetworkPolicyController implements PolicyWatchSink {
   /**
    * Realizes the policies again (e.g. FQDN addresses changed); resolves once a realization that
    * started after the call has finished: true when it succeeded. Before the initial state of every
-   * resource is in, it waits for that.
+   * resource is in, it waits for that. With `withinMs`, it resolves false when that time is up and
+   * its waiter goes (DNS answers waiting out a controller resync do not pile up here).
    */
-  realizeNow(): Promise<boolean> {
+  realizeNow(withinMs?: number): Promise<boolean> {
     if (this.stopped) return Promise.resolve(false);
     const gen = ++this.requested;
-    const done = new Promise<boolean>((resolve) => this.realizeWaiters.push({ gen, resolve }));
+    const done = new Promise<boolean>((resolve) => {
+      const waiter = { gen, resolve };
+      this.realizeWaiters.push(waiter);
+      if (withinMs === undefined) return;
+      const timer = setTimeout(() => {
+        this.realizeWaiters = this.realizeWaiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, withinMs);
+      waiter.resolve = (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+    });
     this.schedule();
     return done;
   }

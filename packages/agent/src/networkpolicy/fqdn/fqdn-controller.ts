@@ -22,8 +22,11 @@ function timer(ms: number, fn: () => void): NodeJS.Timeout {
 
 export interface FqdnControllerOptions {
   readonly cache: FqdnCache;
-  /** Realizes the policies again; resolves true once the flows reflect the cache (false: failed). */
-  readonly realize: () => Promise<boolean>;
+  /**
+   * Realizes the policies again; resolves true once the flows reflect the cache (false: failed).
+   * `withinMs`: the caller gives up after that long (the realization may still happen later).
+   */
+  readonly realize: (withinMs?: number) => Promise<boolean>;
   /**
    * Whether the flows reflect the cache: the last realization succeeded and saw every address
    * learned so far. When not (a failure, or addresses learned while no realization could run),
@@ -126,9 +129,11 @@ export class FqdnController {
   }
 
   private realizeWithin(ms: number): Promise<boolean> {
+    // realize() is told the deadline first, so its own timer (same delay) fires before this guard.
+    const realized = this.options.realize(ms);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), ms);
-      this.options.realize().then(
+      realized.then(
         (ok) => {
           clearTimeout(timer);
           resolve(ok);
