@@ -54,6 +54,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exitCode = 1;
 });
