@@ -236,10 +236,11 @@ export class EgressController {
   #syncGroups(egresses: readonly Egress[]): void {
     const store = this.#opts.groups;
     const wanted = new Set<string>();
+    const namespaces = this.#namespacesByName();
     for (const e of egresses) {
       let group: InternalEgressGroup;
       try {
-        group = computeEgressGroup(e, this.#pods.values(), this.#namespacesByName());
+        group = computeEgressGroup(e, this.#pods.values(), namespaces);
       } catch (err) {
         this.#log.warn({ err: String(err), egress: e.metadata.name }, 'Egress appliedTo does not compile');
         continue;
