@@ -300,7 +300,10 @@ describe('NetworkPolicyController: FQDN peers', () => {
     c.replace('addressgroups', []);
     await c.waitSynced();
     const answer = () => c.onDnsResponse({ packet: dnsFrame('a.test.example', '198.51.100.4') } as PacketIn2);
+    // A resync in progress: the policies' new state is in, the groups' is not (a mixed state).
     c.lost('addressgroups');
+    c.lost('networkpolicies');
+    c.replace('networkpolicies', [acnp]);
     // Learned, but no realization can run: dropped after the timeout.
     expect(await answer()).toBe(false);
     // The Pod asks again: nothing new to learn, yet the address is still not in the flows.
@@ -335,14 +338,31 @@ describe('NetworkPolicyController: FQDN peers', () => {
     expect(await answer('a.test.example', '198.51.100.1')).toBe(true);
     expect(sw.bundles.length).toBe(bundles + 1);
     expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.1'))).toBe(true);
-    // The watch restarts (no realization until every resource is in again), then the agent stops.
+    // A resync starts (no realization until every resource is in again), then the agent stops.
     c.lost('addressgroups');
+    c.lost('networkpolicies');
+    c.replace('networkpolicies', [acnp]);
     const pending = answer('b.test.example', '198.51.100.2');
     await new Promise((r) => setTimeout(r, 20));
     await c.stop();
     expect(await pending).toBe(false);
     // After stop() an answer with a new address is dropped at once.
     expect(await answer('c.test.example', '198.51.100.3')).toBe(false);
+  });
+
+  it('while the controller is unreachable the last state still realizes FQDN answers', async () => {
+    const { sw, c } = setup();
+    c.replace('networkpolicies', [acnp]);
+    c.replace('appliedtogroups', [{ metadata: { name: 'atg' }, groupMembers: [member('web')] }]);
+    c.replace('addressgroups', []);
+    await c.waitSynced();
+    // Every watch ended (controller restarting) and nothing new came in yet.
+    for (const r of ['networkpolicies', 'appliedtogroups', 'addressgroups'] as const) c.lost(r);
+    expect(await c.onDnsResponse({ packet: dnsFrame('a.test.example', '198.51.100.9') } as PacketIn2)).toBe(
+      true,
+    );
+    expect(flowsOf(sw.bundles.at(-1)!).some((f) => f.includes('nw_dst=198.51.100.9'))).toBe(true);
+    await c.stop();
   });
 });
 

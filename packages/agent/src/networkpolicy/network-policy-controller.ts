@@ -78,9 +78,10 @@ interface Counters {
  * antrea-agent's NetworkPolicy controller: the controller watch feeds the rule cache; every change
  * (policies, groups, local Pods) is realized as the diff of all policy flows in one bundle, and
  * the realized generation of each policy is reported back; per-rule counters are reported as
- * NodeStatsSummary deltas. While the controller is unreachable the installed flows stay; after a
- * reconnect the state is replaced at the BOOKMARK of all three watches and only what changed is
- * sent to the switch (conjunction ids are stable per rule, so unchanged rules yield identical flows).
+ * NodeStatsSummary deltas. While the controller is unreachable the installed flows stay and the last
+ * state is still realized for local changes (Pods, FQDN answers, Service groups); after a reconnect
+ * the state is replaced at the BOOKMARK of all three watches and only what changed is sent to the
+ * switch (conjunction ids are stable per rule, so unchanged rules yield identical flows).
  */
 export class NetworkPolicyController implements PolicyWatchSink {
   private readonly log: Logger;
@@ -88,6 +89,14 @@ export class NetworkPolicyController implements PolicyWatchSink {
   private readonly ids = new ConjIdAllocator();
   private readonly watch: ControllerWatch;
   private readonly synced = new Set<PolicyResource>();
+  /**
+   * Whether the cache holds a state that came in whole: false until every resource's initial state
+   * is in, and again from the first replace or event that arrives while some watch is re-listing
+   * (new policies with old groups could open or close traffic they should not) until every
+   * resource is in. A watch that merely ended leaves the last whole state, which stays realizable:
+   * during a controller outage local Pod changes, FQDN answers and Service groups still apply.
+   */
+  private consistent = false;
   private everSynced = false;
   private dirty = false;
   private running: Promise<void> | undefined;
@@ -252,6 +261,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
     if (resource === 'networkpolicies') this.cache.replacePolicies(objects as NetworkPolicy[]);
     else this.cache.replaceGroups(resource, objects as Array<AppliedToGroup | AddressGroup>);
     this.synced.add(resource);
+    this.consistent = this.synced.size === POLICY_RESOURCES.length;
     this.log.info({ resource, objects: objects.length }, 'initial state received');
     this.schedule();
   }
@@ -262,6 +272,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
     name: string,
     object: unknown,
   ): void {
+    if (this.synced.size < POLICY_RESOURCES.length) this.consistent = false;
     if (resource === 'networkpolicies') {
       if (type === 'DELETED') this.cache.deletePolicy(name);
       else this.cache.upsertPolicy(object as NetworkPolicy);
@@ -276,8 +287,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
   }
 
   lost(resource: PolicyResource): void {
-    // Until the new initial state of every resource is in, realize nothing: a half-replaced
-    // state (new policies, old groups) could open or close traffic it should not.
+    // The last whole state stays realizable until new state starts to arrive (see `consistent`).
     this.synced.delete(resource);
   }
 
@@ -288,7 +298,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
   }
 
   private schedule(): void {
-    if (this.synced.size < POLICY_RESOURCES.length || this.stopped) return;
+    if (!this.consistent || this.stopped) return;
     this.dirty = true;
     if (this.running) return;
     this.running = (async () => {
