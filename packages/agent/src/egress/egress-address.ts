@@ -20,10 +20,10 @@ export class EgressAddresses {
     return [...out.matchAll(/inet (\d+\.\d+\.\d+\.\d+)\/32/g)].map((m) => m[1] ?? '').filter(managed);
   }
 
-  /** Whether any interface of the Node holds `ip` (a static Egress IP configured by the user). */
-  async isLocal(ip: string): Promise<boolean> {
+  /** The IPv4 addresses on every interface of the Node (where static Egress IPs are looked for). */
+  async nodeAddresses(): Promise<Set<string>> {
     const out = await this.runner.run(['ip', '-o', '-4', 'addr', 'show']);
-    return out.split('\n').some((line) => line.includes(` inet ${ip}/`));
+    return new Set([...out.matchAll(/ inet (\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1] ?? ''));
   }
 
   async add(ip: string): Promise<void> {

@@ -127,6 +127,8 @@ export class EgressAgent {
   async #placements(): Promise<Placement[]> {
     const nodes = this.#o.source.nodes().filter((n) => n.ready);
     const out: Placement[] = [];
+    // Read once per sync, and only when a static Egress needs it.
+    let nodeAddresses: Promise<Set<string>> | undefined;
     for (const egress of this.#o.source.egresses()) {
       const ip = egress.spec.egressIP;
       // IPv4 only; a pool Egress waits for the controller to write its IP.
@@ -154,7 +156,8 @@ export class EgressAgent {
           reportsUnplaced: reporter === this.#o.nodeName,
         });
       } else {
-        out.push({ egress, ip, local: await this.#addresses.isLocal(ip) });
+        nodeAddresses ??= this.#addresses.nodeAddresses();
+        out.push({ egress, ip, local: (await nodeAddresses).has(ip) });
       }
     }
     return out;
@@ -180,14 +183,13 @@ export class EgressAgent {
 
     // 1. Addresses: the IPs of pool Egresses this Node holds, and none of ours that it no longer holds.
     const wantedAddresses = new Set(local.filter((p) => p.egress.spec.externalIPPool).map((p) => p.ip));
-    const managed = this.#poolAddressTest();
-    for (const ip of await this.#addresses.owned(managed)) {
+    const present = new Set(await this.#addresses.owned(this.#poolAddressTest()));
+    for (const ip of present) {
       if (!wantedAddresses.has(ip)) {
         this.#log.info({ ip }, 'releasing Egress IP');
         await this.#addresses.remove(ip);
       }
     }
-    const present = new Set(await this.#addresses.owned(managed));
     for (const ip of wantedAddresses) {
       if (present.has(ip)) continue;
       this.#log.info({ ip }, 'taking Egress IP');
