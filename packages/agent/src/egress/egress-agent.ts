@@ -97,12 +97,22 @@ export class EgressAgent {
   /**
    * Resolves after the first sync with the controller's EgressGroups, or after `syncWaitMs`: a
    * restarting agent has its Egress flows in before the previous run's are removed. The iptables
-   * chains are not flushed meanwhile, so SNAT goes on through a restart.
+   * chains are not flushed meanwhile and each Egress IP keeps the mark it had (read back from the
+   * SNAT chain), so SNAT goes on through a restart.
    */
   async start(signal?: AbortSignal): Promise<void> {
     this.#started = true;
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
-    await this.#o.source.start(() => this.#loop.schedule());
+    const [previous] = await Promise.all([
+      this.#snat.existing(),
+      this.#o.source.start(() => this.#loop.schedule()),
+    ]);
+    // A restart keeps each IP's mark: until the first sync replaces them, the flows installed by the
+    // previous run give its packets that mark's source MAC, which must still SNAT to the same IP.
+    for (const r of previous) {
+      const taken = new Set(this.#marks.values());
+      if (r.mark >= 1 && r.mark <= MAX_MARK && !taken.has(r.mark)) this.#marks.set(r.ip, r.mark);
+    }
     this.#watch.start(signal);
     this.#loop.start();
     await Promise.race([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { egressSnatRestoreInput, egressSourceMac } from './egress-snat.js';
+import { egressSnatRestoreInput, egressSourceMac, parseEgressSnatRules } from './egress-snat.js';
 
 describe('Egress SNAT rules', () => {
   it('marks by source MAC on the gateway and SNATs by mark, in mark order', () => {
@@ -24,6 +24,27 @@ describe('Egress SNAT rules', () => {
       ].join('\n'),
     );
     expect(egressSnatRestoreInput('antrea-gw0', [])).toContain(':ANTREA-EGRESS - [0:0]\nCOMMIT');
+  });
+
+  it('reads back the mark of each IP from the SNAT chain as iptables -S prints it', () => {
+    const rules = [
+      { mark: 1, ip: '198.19.5.200' },
+      { mark: 12, ip: '198.19.5.201' },
+    ];
+    const saved = [
+      '-N ANTREA-EGRESS',
+      '-A ANTREA-EGRESS ! -o antrea-gw0 -m mark --mark 0x1/0xff -m comment --comment "Antrea: SNAT Egress packets" -j SNAT --to-source 198.19.5.200',
+      '-A ANTREA-EGRESS ! -o antrea-gw0 -m mark --mark 0xc/0xff -m comment --comment "Antrea: SNAT Egress packets" -j SNAT --to-source 198.19.5.201',
+      '-A ANTREA-EGRESS -j RETURN',
+      '',
+    ].join('\n');
+    expect(parseEgressSnatRules(saved)).toEqual(rules);
+    // What the agent writes, it reads back.
+    const written = egressSnatRestoreInput('antrea-gw0', rules)
+      .split('\n')
+      .filter((l) => l.startsWith('-A ANTREA-EGRESS '));
+    expect(parseEgressSnatRules(written.join('\n'))).toEqual(rules);
+    expect(parseEgressSnatRules('')).toEqual([]);
   });
 
   it('gives each mark a locally administered unicast MAC', () => {

@@ -48,6 +48,20 @@ export function egressSnatRestoreInput(gatewayName: string, rules: readonly Egre
   ].join('\n');
 }
 
+const SNAT_LINE = new RegExp(
+  `^-A ${EGRESS_SNAT_CHAIN} .*-m mark --mark (0x[0-9a-f]+)/${hex(EGRESS_MARK_MASK)} .*-j SNAT --to-source (\\d+\\.\\d+\\.\\d+\\.\\d+)$`,
+);
+
+/** The mark of each Egress IP in `iptables -t nat -S ANTREA-EGRESS` output; other lines are ignored. */
+export function parseEgressSnatRules(saved: string): EgressSnatRule[] {
+  const out: EgressSnatRule[] = [];
+  for (const line of saved.split('\n')) {
+    const m = SNAT_LINE.exec(line.trim());
+    if (m) out.push({ mark: Number(m[1]), ip: m[2]! });
+  }
+  return out;
+}
+
 const JUMPS: ReadonlyArray<{ table: string; chain: string; target: string }> = [
   { table: 'mangle', chain: 'PREROUTING', target: EGRESS_MARK_CHAIN },
   // First in POSTROUTING: an Egress packet is SNATed before the Pod masquerade can take it.
@@ -95,6 +109,11 @@ export class EgressSnat {
       if (!has) await this.iptables(['-t', j.table, '-I', j.chain, '1', ...jumpSpec(j.target)]);
     }
     this.log.debug({ rules: rules.length }, 'Egress SNAT rules in place');
+  }
+
+  /** The rules a previous run left (none when the chain does not exist). */
+  async existing(): Promise<EgressSnatRule[]> {
+    return parseEgressSnatRules(await this.iptables(['-t', 'nat', '-S', EGRESS_SNAT_CHAIN]).catch(() => ''));
   }
 
   async cleanup(): Promise<void> {
