@@ -1,5 +1,12 @@
 import type { CrdCondition, Egress, EgressConditionType, EgressStatus } from '@antrea-ts/apis';
-import { EGRESS_CONDITION_REASONS, ipv4ToNumber, poolRanges, rangesContain, SyncLoop } from '@antrea-ts/apis';
+import {
+  EGRESS_CONDITION_REASONS,
+  ipv4ToNumber,
+  poolRanges,
+  rangesContain,
+  SyncLoop,
+  withEgressCondition,
+} from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import type { CommandRunner } from '../net/command-runner.js';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
@@ -272,25 +279,15 @@ export class EgressAgent {
     want: Pick<CrdCondition<EgressConditionType>, 'status' | 'reason' | 'message'>,
   ): Promise<boolean> {
     const status = egress.status ?? {};
-    const conditions = status.conditions ?? [];
-    const have = conditions.find((c) => c.type === 'IPAssigned');
-    const same = have?.status === want.status && have.reason === want.reason && have.message === want.message;
-    if (same && status.egressNode === node && status.egressIP === ip) return false;
     const now = (this.#o.now ?? (() => new Date()))();
-    const condition: CrdCondition<EgressConditionType> = {
-      type: 'IPAssigned',
-      ...want,
-      lastTransitionTime:
-        have?.status === want.status && have.lastTransitionTime
-          ? have.lastTransitionTime
-          : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    };
+    const changed = withEgressCondition(status.conditions ?? [], { type: 'IPAssigned', ...want }, now);
+    if (!changed && status.egressNode === node && status.egressIP === ip) return false;
     const { egressNode: _n, egressIP: _i, ...rest } = status;
     const next: EgressStatus = {
       ...rest,
       ...(node ? { egressNode: node } : {}),
       ...(ip ? { egressIP: ip } : {}),
-      conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), condition],
+      conditions: changed ?? status.conditions ?? [],
     };
     await this.#o.source.updateStatus(egress, next);
     return true;

@@ -82,3 +82,24 @@ export const EGRESS_CONDITION_REASONS = Object.freeze({
   assigned: 'Assigned',
   assignmentError: 'AssignmentError',
 });
+
+/**
+ * `conditions` with `want` in place of the condition of its type, or undefined when that condition
+ * already says the same (status, reason, message). lastTransitionTime is kept while the status
+ * stays and is `now` (whole seconds, as metav1.Time) when it changes. Shared by the controller
+ * (IPAllocated) and the agents (IPAssigned).
+ */
+export function withEgressCondition(
+  conditions: readonly CrdCondition<EgressConditionType>[],
+  want: Pick<CrdCondition<EgressConditionType>, 'type' | 'status' | 'reason' | 'message'>,
+  now: Date,
+): CrdCondition<EgressConditionType>[] | undefined {
+  const have = conditions.find((c) => c.type === want.type);
+  if (have?.status === want.status && have.reason === want.reason && have.message === want.message)
+    return undefined;
+  const lastTransitionTime =
+    have?.status === want.status && have.lastTransitionTime
+      ? have.lastTransitionTime
+      : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return [...conditions.filter((c) => c.type !== want.type), { ...want, lastTransitionTime }];
+}

@@ -5,7 +5,7 @@ import type {
   EgressStatus,
   ExternalIPPool,
 } from '@antrea-ts/apis';
-import { EGRESS_CONDITION_REASONS, SyncLoop } from '@antrea-ts/apis';
+import { EGRESS_CONDITION_REASONS, SyncLoop, withEgressCondition } from '@antrea-ts/apis';
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -194,7 +194,7 @@ export class EgressController {
       if (!e.spec.externalIPPool || rewritten.has(name)) continue;
       const ip = plan.allocated.get(name);
       const failure = plan.failed.get(name);
-      const want: CrdCondition<EgressConditionType> = ip
+      const want: Omit<CrdCondition<EgressConditionType>, 'lastTransitionTime'> = ip
         ? {
             type: 'IPAllocated',
             status: 'True',
@@ -207,21 +207,9 @@ export class EgressController {
             reason: EGRESS_CONDITION_REASONS.allocationError,
             message: `Cannot allocate EgressIP from ExternalIPPool: ${failure ?? 'not allocated'}`,
           };
-      const conditions = e.status?.conditions ?? [];
-      const have = conditions.find((c) => c.type === 'IPAllocated');
-      if (have && have.status === want.status && have.reason === want.reason && have.message === want.message)
-        continue;
-      const lastTransitionTime =
-        have?.status === want.status && have.lastTransitionTime
-          ? have.lastTransitionTime
-          : this.#opts.clock
-              .now()
-              .toISOString()
-              .replace(/\.\d{3}Z$/, 'Z');
-      const status: EgressStatus = {
-        ...(e.status ?? {}),
-        conditions: [...conditions.filter((c) => c.type !== 'IPAllocated'), { ...want, lastTransitionTime }],
-      };
+      const conditions = withEgressCondition(e.status?.conditions ?? [], want, this.#opts.clock.now());
+      if (!conditions) continue;
+      const status: EgressStatus = { ...(e.status ?? {}), conditions };
       await attempt(`status of ${name}`, () => this.#opts.writer.setEgressStatus(e, status));
     }
     for (const pool of this.#pools.values()) {
