@@ -46,19 +46,25 @@ class FakeRunner implements CommandRunner {
 const staticEgress = (name: string, ip: string): Egress =>
   ({ metadata: { name }, spec: { appliedTo: {}, egressIP: ip }, status: {} }) as Egress;
 
+const poolEgress = (name: string, pool: string, ip: string): Egress =>
+  ({ metadata: { name }, spec: { appliedTo: {}, externalIPPool: pool, egressIP: ip }, status: {} }) as Egress;
+
 class FakeSource implements EgressSource {
   readonly statuses: EgressStatus[] = [];
-  constructor(private readonly list: Egress[]) {}
+  constructor(
+    private readonly list: Egress[],
+    private readonly poolList: ExternalIPPool[] = [],
+  ) {}
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
   egresses(): Egress[] {
     return this.list;
   }
-  pool(): ExternalIPPool | undefined {
-    return undefined;
+  pool(name: string): ExternalIPPool | undefined {
+    return this.poolList.find((p) => p.metadata.name === name);
   }
   pools(): ExternalIPPool[] {
-    return [];
+    return this.poolList;
   }
   nodes(): EgressNodeInfo[] {
     return [{ name: 'node-1', labels: {}, ready: true, internalIp: '10.0.0.1' }];
@@ -135,5 +141,29 @@ describe('EgressAgent', () => {
     const syncs = runner.restores.length;
     expect(runner.calls.filter((c) => c === 'ip -o -4 addr show')).toHaveLength(syncs);
     expect(source.statuses.map((s) => s.egressIP).sort()).toEqual(['10.0.0.5', '10.0.0.6']);
+  });
+
+  it('after a restart, releases the pool IPs no Egress puts here, takes its own, leaves other addresses', async () => {
+    const pool = {
+      metadata: { name: 'pool' },
+      spec: { ipRanges: [{ start: '10.0.0.200', end: '10.0.0.201' }], nodeSelector: {} },
+    } as ExternalIPPool;
+    const runner = new FakeRunner(
+      [
+        '2: br-phy    inet 10.0.0.1/24 brd 10.0.0.255 scope global br-phy\\       valid_lft forever',
+        '2: br-phy    inet 10.0.0.5/32 scope global br-phy\\       valid_lft forever',
+        '2: br-phy    inet 10.0.0.201/32 scope global br-phy\\       valid_lft forever',
+      ].join('\n'),
+      '',
+    );
+    await startAgent(runner, new FakeSource([poolEgress('p', 'pool', '10.0.0.200')], [pool]));
+    const addrChanges = runner.calls.filter((c) => /^ip addr (del|replace)/.test(c));
+    expect(addrChanges).toEqual([
+      'ip addr del 10.0.0.201/32 dev br-phy',
+      'ip addr replace 10.0.0.200/32 dev br-phy',
+    ]);
+    expect(runner.restores.at(-1)).toContain(
+      '--mark 0x1/0xff -m comment --comment "Antrea: SNAT Egress packets" -j SNAT --to-source 10.0.0.200',
+    );
   });
 });
