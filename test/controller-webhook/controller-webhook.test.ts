@@ -328,6 +328,8 @@ describe('antrea-controller admission webhooks against a real kube-apiserver', (
     expect(await refusal(apply(egress))).toContain(
       'admission webhook "egressvalidator.antrea.io" denied the request: IP 10.21.0.1 is not within the IP range',
     );
+    // An IP inside the pool is admitted (a validator refusing every Egress fails here).
+    await apply({ ...egress, spec: { ...(egress['spec'] as Obj), egressIP: '10.20.0.7' } });
   });
 
   // Last: the rotated serving certificate starts in the controller's future.
