@@ -121,11 +121,7 @@ describe.skipIf(!isRoot)('FQDN egress policies on the lab', () => {
 
   /** The sum of n_packets of the Node's br-int flows that `ovs-ofctl dump-flows` lists for `filter` and `pick` keeps. */
   const flowPackets = async (filter: string, pick: (line: string) => boolean): Promise<number> => {
-    const n = lab.node(NODE);
-    const flows = await run(
-      ['ovs-ofctl', '-O', 'OpenFlow15', 'dump-flows', `unix:${n.ovsDir}/br-int.mgmt`, filter],
-      { netns: n.netns },
-    );
+    const flows = await lab.brIntOfctl(NODE, ['dump-flows'], [filter]);
     return flows
       .split('\n')
       .filter(pick)

@@ -89,11 +89,7 @@ describe.skipIf(!isRoot)('toServices egress rules on the lab', () => {
 
   /** Node 1's br-int flows matching `filter` (ovs-ofctl syntax), one per line. */
   const flows = async (filter: string): Promise<string[]> => {
-    const n = lab.node(N1);
-    const out = await run(
-      ['ovs-ofctl', '-O', 'OpenFlow15', 'dump-flows', `unix:${n.ovsDir}/br-int.mgmt`, filter],
-      { netns: n.netns },
-    );
+    const out = await lab.brIntOfctl(N1, ['dump-flows'], [filter]);
     return out.split('\n').filter((l) => l.includes('actions='));
   };
   /** Packets the policy's Drop rule dropped on Node 1 (its metric flow: APDeny set, action drop). */

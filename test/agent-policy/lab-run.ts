@@ -1,10 +1,9 @@
 // What the lab tests and benchmarks of this folder share: where the repository is, a fresh lab
 // on freshly built binaries, and how a benchmark's main ends.
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { cachedBinDir, run } from '@antrea-ts/harness';
+import { cachedBinDir } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import type { Logger } from 'pino';
 
@@ -29,23 +28,14 @@ export async function freshLab(options: LabOptions, nodes: number, build = true)
   return Lab.up({ ...options, nodes });
 }
 
-/**
- * `ovs-ofctl -O OpenFlow15 <command...> <br-int of node> <args...>` in the Node's netns, e.g.
- * `brIntOfctl(lab, node, ['--no-stats', 'dump-flows'])` or `(lab, node, ['dump-aggregate'], ['table=16'])`.
- */
+/** The Node's br-int through `ovs-ofctl -O OpenFlow15` (see Lab.brIntOfctl). */
 export function brIntOfctl(
   lab: Lab,
   node: string,
   command: readonly string[],
   args: readonly string[] = [],
 ): Promise<string> {
-  const n = lab.node(node);
-  return run(
-    ['ovs-ofctl', '-O', 'OpenFlow15', ...command, `unix:${join(n.ovsDir, 'br-int.mgmt')}`, ...args],
-    {
-      netns: n.netns,
-    },
-  );
+  return lab.brIntOfctl(node, command, args);
 }
 
 /** Runs a benchmark's main: exit 0 when it is done, 1 with the error on stderr. */

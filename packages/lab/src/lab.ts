@@ -498,6 +498,20 @@ export class Lab {
     return n;
   }
 
+  /**
+   * `ovs-ofctl -O OpenFlow15 <command...> <the Node's br-int> <args...>` in the Node's netns, e.g.
+   * `brIntOfctl(node, ['--no-stats', 'dump-flows'])` or `brIntOfctl(node, ['dump-aggregate'], ['table=16'])`.
+   */
+  brIntOfctl(node: string, command: readonly string[], args: readonly string[] = []): Promise<string> {
+    const n = this.node(node);
+    return run(
+      ['ovs-ofctl', '-O', 'OpenFlow15', ...command, `unix:${join(n.ovsDir, 'br-int.mgmt')}`, ...args],
+      {
+        netns: n.netns,
+      },
+    );
+  }
+
   pod(namespace: string, name: string): PodRecord {
     const p = this.state.pods.find((x) => x.namespace === namespace && x.name === name);
     if (!p) throw new LabError('LAB_NOT_FOUND', `no Pod ${namespace}/${name} in the lab`);
