@@ -57,28 +57,32 @@ describe('sftpTarget', () => {
 describe('hostKeyPin', () => {
   it('pins a key to its own algorithms; RSA allows the SHA-2 signatures too', () => {
     const ed = wireKey('ed25519');
-    expect(hostKeyPin(ed)).toEqual({
+    expect(hostKeyPin(ed, ssh2.utils.parseKey)).toEqual({
       type: 'ssh-ed25519',
       key: ed,
       fingerprint: keyFingerprint(ed),
       algorithms: ['ssh-ed25519'],
     });
-    expect(hostKeyPin(wireKey('rsa'))?.algorithms).toEqual(['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa']);
-    expect(hostKeyPin(wireKey('ecdsa'))?.algorithms).toEqual(['ecdsa-sha2-nistp256']);
+    expect(hostKeyPin(wireKey('rsa'), ssh2.utils.parseKey)?.algorithms).toEqual([
+      'rsa-sha2-512',
+      'rsa-sha2-256',
+      'ssh-rsa',
+    ]);
+    expect(hostKeyPin(wireKey('ecdsa'), ssh2.utils.parseKey)?.algorithms).toEqual(['ecdsa-sha2-nistp256']);
   });
 
   it('no key: no pin (any host key is accepted, as Antrea)', () => {
-    expect(hostKeyPin(undefined)).toBeUndefined();
-    expect(hostKeyPin(new Uint8Array(0))).toBeUndefined();
+    expect(hostKeyPin(undefined, ssh2.utils.parseKey)).toBeUndefined();
+    expect(hostKeyPin(new Uint8Array(0), ssh2.utils.parseKey)).toBeUndefined();
   });
 
   it('refuses bytes that are not a public key in wire format', () => {
-    expect(codeOf(() => hostKeyPin(Buffer.from('abc')))).toMatch(
+    expect(codeOf(() => hostKeyPin(Buffer.from('abc'), ssh2.utils.parseKey))).toMatch(
       /^AGENT_BUNDLE_UPLOAD_FAILED: invalid host public key: /,
     );
     // The authorized_keys text line instead of its decoded base64 field.
     const line = Buffer.from(`ssh-ed25519 ${wireKey('ed25519').toString('base64')}`);
-    expect(codeOf(() => hostKeyPin(line))).toMatch(/invalid host public key/);
+    expect(codeOf(() => hostKeyPin(line, ssh2.utils.parseKey))).toMatch(/invalid host public key/);
   });
 
   it('prints fingerprints as ssh-keygen -l does', () => {

@@ -2,8 +2,8 @@
 // host key the server must present (spec.fileServer.hostPublicKey). No sockets here.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import ssh2 from 'ssh2';
 import { AgentError } from '../errors.js';
+import type { Ssh2 } from './ssh2-module.js';
 
 /** Antrea's port when the URL names none would be an error there (Go dials "host" without a port); 22 is what users mean. */
 export const SFTP_DEFAULT_PORT = 22;
@@ -72,10 +72,13 @@ export function keyFingerprint(key: Uint8Array): string {
  * ssh-keyscan line, decoded) as a pin; none given: undefined, and the upload accepts any host key,
  * as Antrea does.
  */
-export function hostKeyPin(hostPublicKey: Uint8Array | undefined): HostKeyPin | undefined {
+export function hostKeyPin(
+  hostPublicKey: Uint8Array | undefined,
+  parseKey: Ssh2['utils']['parseKey'],
+): HostKeyPin | undefined {
   if (hostPublicKey === undefined || hostPublicKey.length === 0) return undefined;
   const key = Buffer.from(hostPublicKey);
-  const parsed = ssh2.utils.parseKey(key);
+  const parsed = parseKey(key);
   if (parsed instanceof Error || parsed.isPrivateKey() || !parsed.getPublicSSH().equals(key)) {
     const why = parsed instanceof Error ? parsed.message : 'not an SSH public key in wire format';
     throw fail(`invalid host public key: ${why}`);

@@ -5,10 +5,11 @@
 // how many attempts failed, ours also says why the last one did.
 import { connect, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import ssh2, { type SFTPWrapper } from 'ssh2';
+import type { Client, ServerHostKeyAlgorithm, SFTPWrapper } from 'ssh2';
 import { AgentError } from '../errors.js';
 import type { BundleFileServer, BundleServerAuth, BundleUploader } from './bundle-uploader.js';
 import { type HostKeyPin, hostKeyPin, keyFingerprint, type SftpTarget, sftpTarget } from './sftp-target.js';
+import { loadSsh2 } from './ssh2-module.js';
 
 export interface SftpUploaderOptions {
   /** Attempts per upload (Antrea: 5). */
@@ -58,7 +59,8 @@ export class SftpBundleUploader implements BundleUploader {
     archive: Buffer,
   ): Promise<void> {
     const target = sftpTarget(fileServer.url, fileName);
-    const pin = hostKeyPin(fileServer.hostPublicKey);
+    const ssh2 = await loadSsh2();
+    const pin = hostKeyPin(fileServer.hostPublicKey, ssh2.utils.parseKey);
     const basic = auth.basicAuthentication;
     if (basic === undefined) {
       throw new AgentError(
@@ -98,7 +100,7 @@ export class SftpBundleUploader implements BundleUploader {
     archive: Buffer,
   ): Promise<void> {
     const sock = await this.connectTcp(target);
-    const client = new ssh2.Client();
+    const client = new (await loadSsh2()).Client();
     let expired = false;
     const timer = setTimeout(() => {
       expired = true;
@@ -134,7 +136,7 @@ export class SftpBundleUploader implements BundleUploader {
             presented = key;
             return pin === undefined || pin.key.equals(key);
           },
-          ...(pin ? { algorithms: { serverHostKey: pin.algorithms as ssh2.ServerHostKeyAlgorithm[] } } : {}),
+          ...(pin ? { algorithms: { serverHostKey: pin.algorithms as ServerHostKeyAlgorithm[] } } : {}),
         });
       });
     } finally {
@@ -196,7 +198,7 @@ function connectionError(
 }
 
 /** Opens the SFTP channel and writes target.path (created or truncated), closing what it opened. */
-async function writeFile(client: InstanceType<typeof ssh2.Client>, target: SftpTarget, archive: Buffer) {
+async function writeFile(client: Client, target: SftpTarget, archive: Buffer) {
   const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
     client.sftp((err, s) =>
       err
