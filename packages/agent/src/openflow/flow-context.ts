@@ -35,3 +35,18 @@ export function gotoTable(ctx: FlowContext, table: TableName): Action {
 export function gotoNext(ctx: FlowContext, table: TableName): Action {
   return { type: 'goto_table', table: ctx.pipeline.next(table) };
 }
+
+/**
+ * Sends the whole packet to the agent (packet-in, reason "action") with userdata[0] = `op`, the
+ * packet-in operation bits the agent dispatches on; `pause` makes it a continuation the agent
+ * resumes (NXT_RESUME) once it has handled it.
+ */
+export function packetInAction(op: number, options: { pause?: boolean } = {}): Action {
+  return {
+    type: 'controller',
+    maxLen: 0xffff,
+    reason: 'action',
+    userdata: Buffer.from([op]),
+    ...(options.pause ? { pause: true } : {}),
+  };
+}

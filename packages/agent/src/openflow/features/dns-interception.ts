@@ -1,6 +1,6 @@
 import type { Action, Flow } from '@antrea-ts/openflow';
 import { CookieCategory } from '../cookie.js';
-import { type FlowContext, gotoTable, tableFlow } from '../flow-context.js';
+import { type FlowContext, gotoTable, packetInAction, tableFlow } from '../flow-context.js';
 
 /** userdata[0] bit of a paused DNS response (after Reject 1, log 2, Traceflow 4). */
 export const DNS_PACKET_IN_OP = 8;
@@ -18,13 +18,7 @@ const DNS_PORT = 53;
  */
 export function dnsInterceptFlows(ctx: FlowContext, ofports: readonly number[]): Flow[] {
   const actions: Action[] = [
-    {
-      type: 'controller',
-      maxLen: 0xffff,
-      reason: 'action',
-      userdata: Buffer.from([DNS_PACKET_IN_OP]),
-      pause: true,
-    },
+    packetInAction(DNS_PACKET_IN_OP, { pause: true }),
     gotoTable(ctx, 'IngressMetric'),
   ];
   const reply = { ct_state: '-new+est+rpl+trk' };

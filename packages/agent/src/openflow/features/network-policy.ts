@@ -10,7 +10,7 @@ import {
   matchMarks,
   type RegField,
 } from '../fields.js';
-import { type FlowContext, gotoNext, gotoTable, tableFlow } from '../flow-context.js';
+import { type FlowContext, gotoNext, gotoTable, packetInAction, tableFlow } from '../flow-context.js';
 import type { TableName } from '../pipeline.js';
 
 const C = CookieCategory.NetworkPolicy;
@@ -23,7 +23,7 @@ export const LOG_PACKET_IN_OP = 2;
 
 function toController(op: number): Action[] {
   if (op === 0) return [];
-  return [{ type: 'controller', maxLen: 0xffff, reason: 'action', userdata: Buffer.from([op]) } as Action];
+  return [packetInAction(op)];
 }
 const APDenyRegMark = Object.freeze({ field: APDenyField, value: 1 });
 

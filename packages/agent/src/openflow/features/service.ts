@@ -26,7 +26,7 @@ import {
   SvcNoEpRegMark,
 } from '../fields.js';
 import type { OwnedGroup } from '../flow-cache.js';
-import { type FlowContext, gotoNext, gotoTable, tableFlow } from '../flow-context.js';
+import { type FlowContext, gotoNext, gotoTable, packetInAction, tableFlow } from '../flow-context.js';
 import { ipv4Value } from './gateway.js';
 import { REJECT_PACKET_IN_OP } from './network-policy.js';
 
@@ -123,9 +123,7 @@ export function serviceStaticFlows(ctx: FlowContext): Flow[] {
     ]),
     tableFlow(ctx, C, 'SessionAffinity', 1, {}, [loadMark(EpToSelectRegMark)]),
     // A Service without endpoints: answered as if the ClusterIP refused (Reject's packet-in).
-    tableFlow(ctx, C, 'EndpointDNAT', 210, matchMarks(SvcNoEpRegMark), [
-      { type: 'controller', maxLen: 0xffff, reason: 'action', userdata: Buffer.from([REJECT_PACKET_IN_OP]) },
-    ]),
+    tableFlow(ctx, C, 'EndpointDNAT', 210, matchMarks(SvcNoEpRegMark), [packetInAction(REJECT_PACKET_IN_OP)]),
     // Hairpin: the SNATed connection (zone 65521) is marked Service too, so ConntrackCommit skips it.
     tableFlow(ctx, C, 'SNAT', 200, { ip: true, ct_state: '+new+trk', ...matchMarks(HairpinCTMark) }, [
       {

@@ -13,7 +13,7 @@ import {
   TraceflowEgressConjField,
   TraceflowIngressConjField,
 } from '../fields.js';
-import { type FlowContext, gotoNext, tableFlow } from '../flow-context.js';
+import { type FlowContext, gotoNext, packetInAction, tableFlow } from '../flow-context.js';
 import type { TableName } from '../pipeline.js';
 import { APConjIDField, REJECT_PACKET_IN_OP } from './network-policy.js';
 
@@ -70,14 +70,7 @@ export interface TraceflowFlowSpec {
   readonly live?: LiveTrafficMatch;
 }
 
-function toController(op = TRACEFLOW_PACKET_IN_OP): Action {
-  return {
-    type: 'controller',
-    maxLen: 0xffff,
-    reason: 'action',
-    userdata: Buffer.from([op]),
-  } as Action;
-}
+const toController = (op = TRACEFLOW_PACKET_IN_OP): Action => packetInAction(op);
 
 const outputReg: Action = {
   type: 'output_reg',
