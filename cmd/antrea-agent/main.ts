@@ -20,6 +20,7 @@ import {
   OfConnection,
   ofprotoTracer,
   ShellCommandRunner,
+  vswitchdAppctl,
 } from '@antrea-ts/agent';
 import { LogRing } from '@antrea-ts/apis';
 import { KubeAccessReviewer, KubeTokenReviewer } from '@antrea-ts/apiserver';
@@ -116,6 +117,7 @@ async function main(): Promise<number> {
     policyAuditLog,
     traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
     traceFlow: ofprotoTracer(runner, options.agent.bridgeName, options.ovsRunDir),
+    datapathAppctl: vswitchdAppctl(runner, options.ovsRunDir),
     clusterLookup: kubeClusterLookup(kubeConfig),
     logLevel,
     supportBundle: {

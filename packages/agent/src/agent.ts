@@ -28,6 +28,8 @@ import { EgressAgent } from './egress/egress-agent.js';
 import type { EgressSource } from './egress/egress-source.js';
 import { AgentError } from './errors.js';
 import type { NodeInfo, NodeSource } from './k8s/node-source.js';
+import { registerPolicyAndConntrackMetrics } from './metrics/agent-collectors.js';
+import { OvsFlowMetrics } from './metrics/ovs-flow-metrics.js';
 import type { CommandRunner } from './net/command-runner.js';
 import { HostNetwork } from './net/host-network.js';
 import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
@@ -63,6 +65,7 @@ import type { FlowSwitch } from './openflow/of-connection.js';
 import { Pipeline } from './openflow/pipeline.js';
 import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
+import type { VswitchdAppctl } from './ovs/vswitchd-appctl.js';
 import { serviceKey, serviceOwnerPrefix } from './proxy/model.js';
 import { Proxier } from './proxy/proxier.js';
 import { ProxyMetrics } from './proxy/proxy-metrics.js';
@@ -130,6 +133,8 @@ export interface AgentDeps {
   readonly traceflowApi?: TraceflowApi;
   /** `ofproto/trace` on the bridge (antctl trace-packet); none: /ovstracing answers 501. */
   readonly traceFlow?: (flow: string) => Promise<string>;
+  /** `ovs-appctl` on the Node's ovs-vswitchd, for the conntrack gauges of /metrics; none: not exported. */
+  readonly datapathAppctl?: VswitchdAppctl;
   /** Remote Pods' IPs and Services' ClusterIPs for trace-packet; none: only local peers and IPs. */
   readonly clusterLookup?: ClusterLookup;
   /** Services and EndpointSlices for AntreaProxy; none (or antreaProxy.enable false): no Service is proxied. */
@@ -302,7 +307,11 @@ export class Agent {
     // 3. Flows: pipeline, gateway, tunnel and every Pod found on the bridge, in one bundle.
     const ctx: FlowContext = { pipeline: this.pipeline, cookies: new CookieAllocator(bridge.round) };
     await deps.sw.waitConnected(30_000);
-    const flows = new FlowCache(deps.sw, this.log);
+    const flowMetrics = new OvsFlowMetrics(this.metrics.registry, {
+      pipeline: this.pipeline,
+      flowsPerTable: () => flows.countByTable(),
+    });
+    const flows: FlowCache = new FlowCache(deps.sw, this.log, flowMetrics);
     this.flows = flows;
     const gateway = { ofport: bridge.gatewayOfport, mac: gatewayMac, ip: gwIp };
     const initial: Array<[string, ReturnType<typeof pipelineFlows>]> = [
@@ -386,6 +395,12 @@ export class Agent {
         logger: this.log,
       });
     }
+    registerPolicyAndConntrackMetrics(this.metrics.registry, {
+      policy: () => this.policy,
+      ...(deps.packetIn && { packetIn: deps.packetIn }),
+      ...(deps.datapathAppctl && { appctl: deps.datapathAppctl }),
+      logger: this.log,
+    });
     if (deps.packetIn) {
       const traceflow = this.traceflow;
       this.packetIns = new PacketInHandler({
@@ -436,14 +451,15 @@ export class Agent {
     // 4d. AntreaProxy: service ports written before the previous round's flows go, so a restarting
     //     agent rewrites each Service's group in place and established connections keep flowing.
     if (config.antreaProxy.enable && deps.services) {
+      const proxyMetrics = new ProxyMetrics(this.metrics.registry);
       const proxier = new Proxier({
         ...config.antreaProxy,
         nodeName: config.nodeName,
-        source: deps.services,
+        source: proxyMetrics.countUpdates(deps.services),
         flows,
         ctx,
         logger: this.log,
-        metrics: new ProxyMetrics(this.metrics.registry),
+        metrics: proxyMetrics,
         endpointSelection: endpointSelectionFor(config.datapathType),
         ...(serviceGroups ? { serviceGroups } : {}),
       });

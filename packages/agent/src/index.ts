@@ -66,6 +66,7 @@ export * from './openflow/pipeline.js';
 export * from './ovs/bridge-init.js';
 export * from './ovs/external-ids.js';
 export * from './ovs/ofproto-trace.js';
+export * from './ovs/vswitchd-appctl.js';
 export * from './proxy/proxier.js';
 export * from './proxy/proxy-metrics.js';
 export * from './proxy/service-source.js';

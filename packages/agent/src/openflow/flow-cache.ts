@@ -21,6 +21,20 @@ export type OwnerChange = readonly [
 ];
 type Changes = ReadonlyArray<OwnerChange>;
 
+/** The kinds of OpenFlow entry operations Antrea's metrics count (an ADD replacing a flow is a modify). */
+export type FlowOp = 'add' | 'modify' | 'delete';
+
+/**
+ * Told of every bundle the cache sends: which kinds of operation it carried, how long the switch
+ * took to accept or refuse it, and whether it did (the agent's antrea_agent_ovs_flow_ops_* metrics).
+ */
+export interface FlowOpsObserver {
+  bundleSent(ops: ReadonlySet<FlowOp>, ms: number, ok: boolean): void;
+}
+
+const ADD_ONLY: ReadonlySet<FlowOp> = new Set(['add']);
+const DELETE_ONLY: ReadonlySet<FlowOp> = new Set(['delete']);
+
 /** Group ids are the switch's identity; group ids are unique across owners (the callers' job). */
 const sameGroup = (a: OwnedGroup, b: OwnedGroup): boolean => formatGroup(a) === formatGroup(b);
 
@@ -64,6 +78,7 @@ export class FlowCache {
   constructor(
     private readonly sw: FlowSwitch,
     logger: Logger,
+    private readonly observer?: FlowOpsObserver,
   ) {
     this.log = logger.child({ component: 'flow-cache' });
   }
@@ -84,6 +99,7 @@ export class FlowCache {
 
   private async apply(changes: Changes): Promise<void> {
     const mods: FlowMod[] = [];
+    const ops = new Set<FlowOp>();
     const groupSets: GroupChange[] = [];
     const groupDeletes = new Set<number>();
     const next = new Map<string, Map<string, Flow> | undefined>();
@@ -99,7 +115,10 @@ export class FlowCache {
       }
       for (const [id, f] of wanted) {
         const old = current.get(id);
-        if (!old || !sameFlow(old, f)) mods.push({ ...f, command: 'ADD' });
+        if (!old || !sameFlow(old, f)) {
+          mods.push({ ...f, command: 'ADD' });
+          ops.add(old ? 'modify' : 'add');
+        }
       }
       next.set(owner, flows ? wanted : undefined);
 
@@ -108,7 +127,10 @@ export class FlowCache {
       for (const id of currentGroups.keys()) if (!wantedGroups.has(id)) groupDeletes.add(id);
       for (const [id, g] of wantedGroups) {
         const old = currentGroups.get(id);
-        if (!old || !sameGroup(old, g)) groupSets.push(addOrModify(g));
+        if (!old || !sameGroup(old, g)) {
+          groupSets.push(addOrModify(g));
+          ops.add(old ? 'modify' : 'add');
+        }
       }
       nextGroups.set(owner, wantedGroups);
     }
@@ -120,7 +142,8 @@ export class FlowCache {
     for (const groups of nextGroups.values()) for (const id of groups.keys()) groupDeletes.delete(id);
     // Groups exist before the flows that use them, and go after the flows that used them.
     const bundle = [...groupSets, ...flowMods, ...[...groupDeletes].map(deleteGroup)];
-    if (bundle.length > 0) await this.sw.bundle(bundle);
+    if (flowMods.some((m) => m.command === 'DELETE_STRICT') || groupDeletes.size > 0) ops.add('delete');
+    if (bundle.length > 0) await this.send(bundle, ops);
     for (const [owner, flows] of next) {
       if (flows) this.owners.set(owner, flows);
       else this.owners.delete(owner);
@@ -165,7 +188,10 @@ export class FlowCache {
       if (!this.sw.dumpGroups) return 0;
       const wanted = new Set(this.allGroups().map((g) => g.groupId));
       const stale = (await this.sw.dumpGroups()).filter((g) => !wanted.has(g.groupId));
-      await this.sw.bundle(stale.map((g) => deleteGroup(g.groupId)));
+      await this.send(
+        stale.map((g) => deleteGroup(g.groupId)),
+        DELETE_ONLY,
+      );
       if (stale.length > 0) this.log.info({ groups: stale.length }, 'deleted stale groups');
       return stale.length;
     });
@@ -175,6 +201,14 @@ export class FlowCache {
   all(): Flow[] {
     const flows = [...this.owners.values()].flatMap((m) => [...m.values()]);
     return flows.sort((a, b) => (a.table ?? 0) - (b.table ?? 0) || (b.priority ?? 0) - (a.priority ?? 0));
+  }
+
+  /** Cached flows per table id (antrea_agent_ovs_flow_count), without copying or sorting them. */
+  countByTable(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const m of this.owners.values())
+      for (const f of m.values()) out.set(f.table ?? 0, (out.get(f.table ?? 0) ?? 0) + 1);
+    return out;
   }
 
   get size(): number {
@@ -191,10 +225,10 @@ export class FlowCache {
     return this.serialize(async () => {
       const flows = this.all();
       const groups = this.allGroups();
-      await this.sw.bundle([
-        ...groups.map(addOrModify),
-        ...flows.map((f) => ({ ...f, command: 'ADD' as const })),
-      ]);
+      await this.send(
+        [...groups.map(addOrModify), ...flows.map((f) => ({ ...f, command: 'ADD' as const }))],
+        ADD_ONLY,
+      );
       this.log.info({ flows: flows.length, groups: groups.length }, 'replayed flows');
       return flows.length;
     });
@@ -206,8 +240,21 @@ export class FlowCache {
    */
   deleteByCookie(cookie: bigint, cookieMask: bigint): Promise<void> {
     return this.serialize(() =>
-      this.sw.bundle([{ command: 'DELETE', cookie, cookieMask, match: [], actions: [] }]),
+      this.send([{ command: 'DELETE', cookie, cookieMask, match: [], actions: [] }], DELETE_ONLY),
     );
+  }
+
+  /** Sends one bundle and tells the observer, when it carried anything, how the switch took it. */
+  private async send(bundle: readonly (FlowMod | GroupChange)[], ops: ReadonlySet<FlowOp>): Promise<void> {
+    if (!this.observer || bundle.length === 0) return this.sw.bundle(bundle);
+    const started = performance.now();
+    let ok = false;
+    try {
+      await this.sw.bundle(bundle);
+      ok = true;
+    } finally {
+      this.observer.bundleSent(ops, performance.now() - started, ok);
+    }
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,12 +1,9 @@
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CommandRunner } from '../net/command-runner.js';
+import { vswitchdAppctl } from './vswitchd-appctl.js';
 
 /**
- * `ovs-appctl ofproto/trace <bridge> <flow>` against the local ovs-vswitchd. Its control socket
- * is `ovs-vswitchd.ctl` in the run directory when the daemon was started with that --unixctl (the
- * lab and test Nodes), else OVS's default `ovs-vswitchd.<pid>.ctl`, which ovs-appctl finds through
- * the pidfile in OVS_RUNDIR. Looked up at each call, so a restarted ovs-vswitchd is found again.
+ * `ovs-appctl ofproto/trace <bridge> <flow>` against the local ovs-vswitchd (see vswitchdAppctl for
+ * how its control socket is found).
  * @param ovsRunDir the daemon's run directory; none uses OVS's default (/var/run/openvswitch).
  */
 export function ofprotoTracer(
@@ -14,15 +11,6 @@ export function ofprotoTracer(
   bridge: string,
   ovsRunDir = '/var/run/openvswitch',
 ): (flow: string) => Promise<string> {
-  const fixedSocket = join(ovsRunDir, 'ovs-vswitchd.ctl');
-  return async (flow) => {
-    const target = await access(fixedSocket).then(
-      () => fixedSocket,
-      () => 'ovs-vswitchd',
-    );
-    return runner.run(['ovs-appctl', '-t', target, 'ofproto/trace', bridge, flow], {
-      env: { OVS_RUNDIR: ovsRunDir },
-      timeoutMs: 10_000,
-    });
-  };
+  const appctl = vswitchdAppctl(runner, ovsRunDir);
+  return (flow) => appctl(['ofproto/trace', bridge, flow]);
 }

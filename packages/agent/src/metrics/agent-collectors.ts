@@ -1,0 +1,44 @@
+import type { OpenFlowBridgeClient, PacketIn2 } from '@antrea-ts/openflow';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { VswitchdAppctl } from '../ovs/vswitchd-appctl.js';
+import { ConntrackMetrics, readConntrack } from './conntrack-metrics.js';
+import { DeniedConnections } from './denied-connections.js';
+import { type CountedPolicy, PolicyMetrics } from './policy-metrics.js';
+
+/** What the collectors read of the agent's NetworkPolicy controller. */
+export interface PolicyMetricsSource {
+  readonly cache: { policyNames(): string[]; policy(name: string): CountedPolicy | undefined };
+  ruleOfConjId(conjId: number): { readonly action: string } | undefined;
+}
+
+export interface AgentCollectorsOptions {
+  /** The NetworkPolicy controller, once there is one. */
+  readonly policy: () => PolicyMetricsSource | undefined;
+  /** Packet-ins of br-int: denied connections are counted from them; none: the gauge stays 0. */
+  readonly packetIn?: OpenFlowBridgeClient;
+  /** ovs-vswitchd's control socket: conntrack gauges; none: they are not exported. */
+  readonly appctl?: VswitchdAppctl;
+  readonly logger: Logger;
+}
+
+/**
+ * The agent's NetworkPolicy, denied-connection and conntrack metrics, read from the agent's state
+ * when scraped (DeniedConnections listens to packet-ins on its own, alongside PacketInHandler).
+ */
+export function registerPolicyAndConntrackMetrics(registry: Registry, o: AgentCollectorsOptions): void {
+  new PolicyMetrics(registry, () => {
+    const cache = o.policy()?.cache;
+    return (cache?.policyNames() ?? []).flatMap((n) => cache?.policy(n) ?? []);
+  });
+  const denied = new DeniedConnections({
+    registry,
+    deniesByConjId: (id) => {
+      const action = o.policy()?.ruleOfConjId(id)?.action;
+      return action === 'Drop' || action === 'Reject';
+    },
+  });
+  o.packetIn?.on('packetIn', (pi: PacketIn2) => denied.observe(pi));
+  const appctl = o.appctl;
+  if (appctl) new ConntrackMetrics({ registry, read: () => readConntrack(appctl), logger: o.logger });
+}
