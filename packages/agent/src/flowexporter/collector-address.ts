@@ -1,0 +1,44 @@
+import type { IpfixTransport } from '@antrea-ts/ipfix';
+import { AgentError } from '../errors.js';
+
+/** IANA's IPFIX port, Antrea's default when flowCollectorAddr names none. */
+export const DEFAULT_COLLECTOR_PORT = 4739;
+
+export interface CollectorAddress {
+  /** An IP, a DNS name, or `<namespace>/<name>` of a Service (resolved to its ClusterIP). */
+  readonly host: string;
+  readonly port: number;
+  readonly transport: IpfixTransport;
+}
+
+/**
+ * Antrea's `flowCollectorAddr`: `<HOST>:[<PORT>][:<PROTO>]`, IPv6 hosts in brackets. Antrea
+ * defaults PROTO to `tls`; this agent speaks `tcp` and `udp` only, so a missing PROTO means `tcp`
+ * and `tls`/`grpc` are refused.
+ */
+export function parseCollectorAddress(text: string): CollectorAddress {
+  const invalid = (why: string) =>
+    new AgentError('AGENT_CONFIG_INVALID', `flowExporter.flowCollectorAddr ${JSON.stringify(text)}: ${why}`);
+  let host: string;
+  let rest: string[];
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']');
+    if (close < 0) throw invalid('unterminated [IPv6] host');
+    host = text.slice(1, close);
+    rest = text
+      .slice(close + 1)
+      .split(':')
+      .slice(1);
+    if (text.length > close + 1 && text[close + 1] !== ':') throw invalid('expected : after ]');
+  } else {
+    [host = '', ...rest] = text.split(':');
+  }
+  if (!host) throw invalid('no host');
+  if (rest.length > 2) throw invalid('expected <HOST>:[<PORT>][:<PROTO>]');
+  const port = rest[0] ? Number(rest[0]) : DEFAULT_COLLECTOR_PORT;
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw invalid(`bad port ${rest[0]}`);
+  const proto = rest[1] || 'tcp';
+  if (proto === 'tls' || proto === 'grpc') throw invalid(`${proto} is not supported yet (use tcp or udp)`);
+  if (proto !== 'tcp' && proto !== 'udp') throw invalid(`unknown protocol ${proto}`);
+  return { host, port, transport: proto };
+}

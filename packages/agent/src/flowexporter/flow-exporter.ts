@@ -1,0 +1,208 @@
+import { IpfixExporter, type IpfixTransport } from '@antrea-ts/ipfix';
+import type { Logger } from 'pino';
+import { type ConnectionMetadata, ConnectionStore } from './connection-store.js';
+import { parseConntrackDump } from './conntrack-dump.js';
+import { IPV4_TEMPLATE, ipv4RecordValues } from './flow-record.js';
+import { flowTypeOf, type IpClassifier, UNSUPPORTED_FLOW } from './flow-type.js';
+
+/** Antrea exports at most this many connections per round before looking at the clock again. */
+const MAX_PER_ROUND = 64;
+const MIN_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+/** Antrea's floor between export rounds. */
+const MIN_TICK_MS = 100;
+
+export interface FlowExporterOptions {
+  readonly nodeName: string;
+  readonly collector: { readonly host: string; readonly port: number; readonly transport: IpfixTransport };
+  /** How often conntrack is read (Antrea's flowPollInterval). */
+  readonly pollIntervalMs: number;
+  readonly activeTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  /** Default: 5 minutes, or twice the longer export timeout when that is longer (as Antrea). */
+  readonly staleTimeoutMs?: number;
+  /** The conntrack dump text (`dpctl/dump-conntrack -m -s` of the Node's ovs-vswitchd). */
+  readonly dumpConntrack: () => Promise<string>;
+  /** Antrea's conntrack zone (65520). */
+  readonly zone: number;
+  readonly serviceMarkBit: number;
+  readonly metadata: ConnectionMetadata;
+  readonly classify: IpClassifier;
+  readonly networkPolicyOnly: boolean;
+  /** Resolves a `<namespace>/<name>` collector host to the Service's ClusterIP. */
+  readonly resolveService?: (namespace: string, name: string) => Promise<string | undefined>;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/** Counters for metrics and tests. */
+export interface FlowExporterStats {
+  readonly connections: number;
+  readonly polls: number;
+  readonly recordsExported: number;
+  /** Sessions opened to the collector (Antrea's antrea_agent_flow_collector_reconnection_count). */
+  readonly reconnections: number;
+}
+
+/**
+ * antrea-agent's flow exporter (feature gate FlowExporter): polls the Node's conntrack, keeps the
+ * connections of local Pods with their Pod, Service and policy metadata, and sends an IPFIX
+ * record for each when its active or idle export timeout comes, or when it ends. While the
+ * collector is away connections keep their place in the queue (their deltas grow) and the
+ * session is retried with backoff; a new session starts with the template.
+ */
+export class FlowExporter {
+  private readonly log: Logger;
+  readonly store: ConnectionStore;
+  private exporter: IpfixExporter | undefined;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private nextPollMs = 0;
+  private retryAtMs = 0;
+  private retryDelayMs = MIN_RETRY_MS;
+  private counts = { polls: 0, recordsExported: 0, reconnections: 0 };
+
+  constructor(private readonly o: FlowExporterOptions) {
+    this.log = o.logger.child({ component: 'flow-exporter' });
+    this.now = o.now ?? Date.now;
+    this.store = new ConnectionStore({
+      activeTimeoutMs: o.activeTimeoutMs,
+      idleTimeoutMs: o.idleTimeoutMs,
+      staleTimeoutMs: o.staleTimeoutMs ?? Math.max(300_000, 2 * Math.max(o.activeTimeoutMs, o.idleTimeoutMs)),
+      metadata: o.metadata,
+      serviceMarkBit: o.serviceMarkBit,
+    });
+  }
+
+  stats(): FlowExporterStats {
+    return { connections: this.store.size, ...this.counts };
+  }
+
+  start(): void {
+    this.log.info(
+      {
+        collector: this.o.collector,
+        pollMs: this.o.pollIntervalMs,
+        activeMs: this.o.activeTimeoutMs,
+        idleMs: this.o.idleTimeoutMs,
+      },
+      'flow exporter started',
+    );
+    this.schedule(0);
+  }
+
+  /** Idempotent; closes the collector session. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    this.exporter?.close();
+    this.exporter = undefined;
+  }
+
+  /** Reads conntrack once and updates the store. */
+  async poll(): Promise<void> {
+    const text = await this.o.dumpConntrack();
+    this.store.update(parseConntrackDump(text, this.o.zone), this.now());
+    this.counts.polls++;
+  }
+
+  /** Sends the records that are due; returns how many went out. Throws when the session fails. */
+  async exportDue(): Promise<number> {
+    const exporter = await this.session();
+    if (!exporter) return 0;
+    let sent = 0;
+    for (;;) {
+      const nowMs = this.now();
+      const due = this.store.expire(nowMs, MAX_PER_ROUND);
+      if (due.length === 0) return sent;
+      const records = [];
+      for (const f of due) {
+        const type = flowTypeOf(f.conn, this.o.classify, this.o.networkPolicyOnly);
+        if (type !== UNSUPPORTED_FLOW) records.push(ipv4RecordValues(f, this.o.nodeName, type));
+      }
+      if (records.length) await exporter.send(IPV4_TEMPLATE, records);
+      sent += records.length;
+      this.counts.recordsExported += records.length;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.nowMs() >= this.nextPollMs) {
+      this.nextPollMs = this.nowMs() + this.o.pollIntervalMs;
+      await this.poll().catch((err: unknown) => this.log.warn({ err }, 'reading conntrack failed'));
+    }
+    await this.exportDue().catch((err: unknown) => {
+      this.log.warn({ err }, 'exporting flow records failed; reconnecting');
+      this.dropSession();
+    });
+    const now = this.nowMs();
+    const due = this.store.nextDueMs() ?? Number.POSITIVE_INFINITY;
+    const exportAt = this.exporter?.connected ? due : Math.max(due, this.retryAtMs);
+    this.schedule(Math.max(MIN_TICK_MS, Math.min(this.nextPollMs, exportAt) - now));
+  }
+
+  private nowMs(): number {
+    return this.now();
+  }
+
+  /** The live session, opening one when the backoff allows; undefined while waiting to retry. */
+  private async session(): Promise<IpfixExporter | undefined> {
+    if (this.exporter?.connected) return this.exporter;
+    if (this.nowMs() < this.retryAtMs) return undefined;
+    this.dropSession();
+    try {
+      const host = await this.resolveHost(this.o.collector.host);
+      const exporter = new IpfixExporter({
+        host,
+        port: this.o.collector.port,
+        transport: this.o.collector.transport,
+        domainId: observationDomainId(this.o.nodeName),
+        templates: [IPV4_TEMPLATE],
+        logger: this.log,
+        now: this.now,
+      });
+      await exporter.connect();
+      this.exporter = exporter;
+      this.counts.reconnections++;
+      this.retryDelayMs = MIN_RETRY_MS;
+      return exporter;
+    } catch (err) {
+      this.log.warn({ err, retryMs: this.retryDelayMs }, 'cannot reach the flow collector');
+      this.retryAtMs = this.nowMs() + this.retryDelayMs;
+      this.retryDelayMs = Math.min(MAX_RETRY_MS, this.retryDelayMs * 2);
+      return undefined;
+    }
+  }
+
+  private dropSession(): void {
+    this.exporter?.close();
+    this.exporter = undefined;
+  }
+
+  private async resolveHost(host: string): Promise<string> {
+    const slash = host.indexOf('/');
+    if (slash < 0) return host;
+    const ip = await this.o.resolveService?.(host.slice(0, slash), host.slice(slash + 1));
+    if (!ip) throw new Error(`Service ${host} has no ClusterIP (or cannot be looked up)`);
+    return ip;
+  }
+}
+
+/** Antrea's observation domain id: the 32-bit FNV-1 hash of the Node name. */
+export function observationDomainId(nodeName: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(nodeName)) h = (Math.imul(h, 0x01000193) ^ byte) >>> 0;
+  return h;
+}

@@ -1,0 +1,45 @@
+import { cidrContains, gatewayIp, parseCidr } from '../net/ipv4.js';
+import type { Connection } from './connection.js';
+
+/** Antrea's FlowType numbers (flow/v1alpha1 FlowType). */
+export const FlowType = {
+  unspecified: 0,
+  intraNode: 1,
+  interNode: 2,
+  toExternal: 3,
+  fromExternal: 4,
+} as const;
+
+/** A flow Antrea does not export (to a gateway, or between two non-Pod addresses). */
+export const UNSUPPORTED_FLOW = 0xff;
+
+/** Whether an address is in a Node's podCIDR, and whether it is that CIDR's gateway. */
+export type IpClassifier = (ip: string) => { isPod: boolean; isGateway: boolean };
+
+/** Classifies against the cluster's IPv4 podCIDRs (this Node's and its peers'). */
+export function podCidrClassifier(cidrs: () => readonly string[]): IpClassifier {
+  return (ip) => {
+    for (const c of cidrs()) {
+      if (c.includes(':') || !cidrContains(parseCidr(c), ip)) continue;
+      return { isPod: true, isGateway: gatewayIp(c) === ip };
+    }
+    return { isPod: false, isGateway: false };
+  };
+}
+
+/** Antrea's findFlowType: where the connection's two ends are. */
+export function flowTypeOf(
+  c: Readonly<Connection>,
+  classify: IpClassifier,
+  networkPolicyOnly: boolean,
+): number {
+  if (networkPolicyOnly) return c.srcPod && c.dstPod ? FlowType.intraNode : FlowType.interNode;
+  const src = classify(c.srcIp);
+  const dst = classify(c.dstIp);
+  if (dst.isGateway) return UNSUPPORTED_FLOW;
+  // From a remote Node's gateway: the destination Node's half of a connection from outside.
+  if (src.isGateway) return c.dstPod ? FlowType.interNode : UNSUPPORTED_FLOW;
+  if (!src.isPod) return dst.isPod ? FlowType.fromExternal : UNSUPPORTED_FLOW;
+  if (!dst.isPod) return FlowType.toExternal;
+  return c.srcPod && c.dstPod ? FlowType.intraNode : FlowType.interNode;
+}
