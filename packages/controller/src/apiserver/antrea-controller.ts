@@ -262,6 +262,7 @@ export class AntreaController {
       }),
       connectedAgents: () => this.api.connectedNodes().size,
       pendingChanges: () => this.#engine.pending,
+      queueLengths: () => this.#engine.queueLengths(),
     });
     const m = metrics;
     this.#engine.onFlush = (seconds, stats) => m.recordFlush(seconds, stats);

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { FlushStats } from '../compute/engine.js';
+import type { FlushStats, QueueLengths } from '../compute/engine.js';
 
 /** Sources the gauges read at scrape time (no timers, no stale values). */
 export interface ControllerMetricSources {
@@ -9,7 +9,12 @@ export interface ControllerMetricSources {
   connectedAgents(): number;
   /** Changes indexed but not yet computed (the compute core's queue). */
   pendingChanges(): boolean;
+  /** Objects marked for the next computation pass, by kind. */
+  queueLengths(): QueueLengths;
 }
+
+/** Sync phase durations are in milliseconds, as Antrea's; its buckets are Prometheus' defaults (0.005..10). */
+const SYNC_MS_BUCKETS = [1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 30000];
 
 /**
  * antrea-controller's own Prometheus metrics, next to the API server's (requests, watch bytes,
@@ -17,7 +22,12 @@ export interface ControllerMetricSources {
  */
 export class ControllerMetrics {
   readonly syncDuration: Histogram<'phase'>;
-  readonly synced: Counter<'kind'>;
+  readonly policiesProcessed: Counter;
+  readonly appliedToGroupsProcessed: Counter;
+  readonly addressGroupsProcessed: Counter;
+  readonly policySyncMs: Histogram;
+  readonly appliedToGroupSyncMs: Histogram;
+  readonly addressGroupSyncMs: Histogram;
   readonly eventsSent: Counter<'resource'>;
   readonly fanoutDuration: Histogram<'resource'>;
 
@@ -29,11 +39,65 @@ export class ControllerMetrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30],
       registers: [registry],
     });
-    this.synced = new Counter({
-      name: 'antrea_controller_synced_objects_total',
-      help: 'Internal objects recomputed, by kind',
-      labelNames: ['kind'],
+    // Antrea's per-kind metrics (pkg/controller/metrics). A "sync" of a kind here is the phase of a
+    // computation pass that syncs every marked object of that kind, so the *_processed counters
+    // count objects and the *_sync_duration histograms one observation per pass and kind.
+    this.policiesProcessed = new Counter({
+      name: 'antrea_controller_network_policy_processed',
+      help: 'The total number of internal-networkpolicy processed',
       registers: [registry],
+    });
+    this.appliedToGroupsProcessed = new Counter({
+      name: 'antrea_controller_applied_to_group_processed',
+      help: 'The total number of applied-to-group processed',
+      registers: [registry],
+    });
+    this.addressGroupsProcessed = new Counter({
+      name: 'antrea_controller_address_group_processed',
+      help: 'The total number of address-group processed',
+      registers: [registry],
+    });
+    this.policySyncMs = new Histogram({
+      name: 'antrea_controller_network_policy_sync_duration_milliseconds',
+      help: 'The duration of syncing internal-networkpolicy (one computation pass phase)',
+      buckets: SYNC_MS_BUCKETS,
+      registers: [registry],
+    });
+    this.appliedToGroupSyncMs = new Histogram({
+      name: 'antrea_controller_applied_to_group_sync_duration_milliseconds',
+      help: 'The duration of syncing applied-to-group (one computation pass phase)',
+      buckets: SYNC_MS_BUCKETS,
+      registers: [registry],
+    });
+    this.addressGroupSyncMs = new Histogram({
+      name: 'antrea_controller_address_group_sync_duration_milliseconds',
+      help: 'The duration of syncing address-group (one computation pass phase)',
+      buckets: SYNC_MS_BUCKETS,
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'antrea_controller_length_network_policy_queue',
+      help: 'The length of InternalNetworkPolicyQueue (policies marked for the next pass)',
+      registers: [registry],
+      collect() {
+        this.set(sources.queueLengths().networkPolicies);
+      },
+    });
+    new Gauge({
+      name: 'antrea_controller_length_applied_to_group_queue',
+      help: 'The length of AppliedToGroupQueue (groups marked for the next pass)',
+      registers: [registry],
+      collect() {
+        this.set(sources.queueLengths().appliedToGroups);
+      },
+    });
+    new Gauge({
+      name: 'antrea_controller_length_address_group_queue',
+      help: 'The length of AddressGroupQueue (groups marked for the next pass)',
+      registers: [registry],
+      collect() {
+        this.set(sources.queueLengths().addressGroups);
+      },
     });
     this.eventsSent = new Counter({
       name: 'antrea_controller_watch_events_total',
@@ -89,8 +153,12 @@ export class ControllerMetrics {
 
   recordFlush(seconds: number, stats: FlushStats): void {
     this.syncDuration.observe({ phase: 'flush' }, seconds);
-    this.synced.inc({ kind: 'networkpolicy' }, stats.syncedPolicies);
-    this.synced.inc({ kind: 'appliedtogroup' }, stats.syncedAppliedToGroups);
-    this.synced.inc({ kind: 'addressgroup' }, stats.syncedAddressGroups);
+    this.policiesProcessed.inc(stats.syncedPolicies);
+    this.appliedToGroupsProcessed.inc(stats.syncedAppliedToGroups);
+    this.addressGroupsProcessed.inc(stats.syncedAddressGroups);
+    // A phase that synced nothing is no sync (Antrea observes only when a worker processed a key).
+    if (stats.syncedPolicies > 0) this.policySyncMs.observe(stats.networkPolicySyncMs);
+    if (stats.syncedAppliedToGroups > 0) this.appliedToGroupSyncMs.observe(stats.appliedToGroupSyncMs);
+    if (stats.syncedAddressGroups > 0) this.addressGroupSyncMs.observe(stats.addressGroupSyncMs);
   }
 }
