@@ -20,6 +20,8 @@ describe('antrea-agent options: antreaProxy', () => {
       skipServices: [],
       proxyAll: false,
       serviceProxyName: '',
+      proxyLoadBalancerIPs: true,
+      nodePortAddresses: [],
     });
   });
 
@@ -32,11 +34,25 @@ describe('antrea-agent options: antreaProxy', () => {
       skipServices: ['kube-system/kube-dns', '10.96.0.10'],
       proxyAll: false,
       serviceProxyName: 'mine',
+      proxyLoadBalancerIPs: true,
+      nodePortAddresses: [],
     });
   });
 
-  it('refuses proxyAll: true', () => {
-    expect(() => withConf('antreaProxy:\n  proxyAll: true\n')).toThrow(
+  it('reads proxyAll, proxyLoadBalancerIPs, nodePortAddresses and serviceCIDR', () => {
+    const o = withConf(
+      'serviceCIDR: 10.96.0.0/12\nantreaProxy:\n  proxyAll: true\n  proxyLoadBalancerIPs: false\n  nodePortAddresses: [198.19.0.0/24]\n',
+    );
+    expect(o.agent.antreaProxy).toMatchObject({
+      proxyAll: true,
+      proxyLoadBalancerIPs: false,
+      nodePortAddresses: ['198.19.0.0/24'],
+    });
+    expect(o.agent.serviceCIDR).toBe('10.96.0.0/12');
+  });
+
+  it('refuses a nodePortAddresses entry that is not a CIDR', () => {
+    expect(() => withConf('antreaProxy:\n  nodePortAddresses: [198.19.0.1]\n')).toThrow(
       expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
     );
   });

@@ -41,7 +41,10 @@ interface AgentConfFile {
     skipServices?: string[];
     proxyAll?: boolean;
     serviceProxyName?: string;
+    proxyLoadBalancerIPs?: boolean;
+    nodePortAddresses?: string[] | null;
   };
+  serviceCIDR?: string;
   dnsServerOverride?: string;
   fqdnCacheMinTTL?: number;
   featureGates?: Record<string, boolean>;
@@ -163,7 +166,10 @@ export function loadOptions(
     skipServices: proxy.skipServices ?? DEFAULT_CONFIG.antreaProxy.skipServices,
     proxyAll: proxy.proxyAll ?? DEFAULT_CONFIG.antreaProxy.proxyAll,
     serviceProxyName: proxy.serviceProxyName ?? DEFAULT_CONFIG.antreaProxy.serviceProxyName,
+    proxyLoadBalancerIPs: proxy.proxyLoadBalancerIPs ?? DEFAULT_CONFIG.antreaProxy.proxyLoadBalancerIPs,
+    nodePortAddresses: proxy.nodePortAddresses ?? DEFAULT_CONFIG.antreaProxy.nodePortAddresses,
   });
+  set('serviceCIDR', file.serviceCIDR || undefined);
   set('dnsServerOverride', file.dnsServerOverride);
   set('fqdnCacheMinTTL', file.fqdnCacheMinTTL);
   set('egress', file.featureGates?.['Egress']);

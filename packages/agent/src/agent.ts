@@ -66,10 +66,14 @@ import { Pipeline } from './openflow/pipeline.js';
 import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
 import type { VswitchdAppctl } from './ovs/vswitchd-appctl.js';
+import { HealthCheckServer } from './proxy/health-check-server.js';
 import { serviceKey, serviceOwnerPrefix } from './proxy/model.js';
+import { NodePortIptables } from './proxy/nodeport-iptables.js';
 import { Proxier } from './proxy/proxier.js';
+import { nodePortAddresses, ProxyAllHost } from './proxy/proxy-all-host.js';
 import { ProxyMetrics } from './proxy/proxy-metrics.js';
 import { ServiceGroupIndex } from './proxy/service-group-index.js';
+import { ServiceRoutes } from './proxy/service-routes.js';
 import type { ServiceSource } from './proxy/service-source.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
@@ -190,6 +194,8 @@ export class Agent {
   private traceflow: TraceflowAgent | undefined;
   private collections: SupportBundleCollectionAgent | undefined;
   private proxier: Proxier | undefined;
+  private proxyAllHost: ProxyAllHost | undefined;
+  private healthChecks: HealthCheckServer | undefined;
   private egress: EgressAgent | undefined;
   private npl: NodePortLocalController | undefined;
 
@@ -450,6 +456,27 @@ export class Agent {
 
     // 4d. AntreaProxy: service ports written before the previous round's flows go, so a restarting
     //     agent rewrites each Service's group in place and established connections keep flowing.
+    const nodePortRules = new NodePortIptables(deps.nodeRunner, this.log);
+    const serviceRoutes = new ServiceRoutes(this.host, config.gatewayName, this.log);
+    const proxyAll = config.antreaProxy.enable && config.antreaProxy.proxyAll && deps.services !== undefined;
+    const addresses = proxyAll
+      ? await nodePortAddresses(deps.nodeRunner, config.gatewayName, config.antreaProxy.nodePortAddresses)
+      : [];
+    if (proxyAll) {
+      this.proxyAllHost = new ProxyAllHost({
+        iptables: nodePortRules,
+        routes: serviceRoutes,
+        addresses,
+        ...(config.serviceCIDR ? { serviceCidr: config.serviceCIDR } : {}),
+        logger: this.log,
+      });
+      this.healthChecks = new HealthCheckServer(this.log);
+    } else {
+      // proxyAll off: what a previous run with it on left on the Node goes.
+      await Promise.all([nodePortRules.cleanup(), serviceRoutes.cleanup()]).catch((err: unknown) =>
+        this.log.warn({ err }, 'removing proxyAll rules and routes failed'),
+      );
+    }
     if (config.antreaProxy.enable && deps.services) {
       const proxyMetrics = new ProxyMetrics(this.metrics.registry);
       const proxier = new Proxier({
@@ -462,6 +489,12 @@ export class Agent {
         metrics: proxyMetrics,
         endpointSelection: endpointSelectionFor(config.datapathType),
         ...(serviceGroups ? { serviceGroups } : {}),
+        ...(this.proxyAllHost && this.healthChecks
+          ? {
+              proxyAllNode: { gatewayIp: gwIp, gatewayMac, nodePortAddresses: addresses },
+              hostListeners: [this.proxyAllHost, this.healthChecks],
+            }
+          : {}),
       });
       this.proxier = proxier;
       await proxier.start().catch((err: unknown) => this.log.error({ err }, 'AntreaProxy failed to start'));
@@ -707,6 +740,8 @@ export class Agent {
     await this.collections?.stop();
     await this.policy?.stop();
     await this.proxier?.stop();
+    await this.proxyAllHost?.stop();
+    await this.healthChecks?.stop();
     await this.egress?.stop();
     await this.npl?.stop();
     await this.info?.stop();

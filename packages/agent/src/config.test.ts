@@ -63,13 +63,30 @@ describe('antreaProxy config', () => {
       skipServices: [],
       proxyAll: false,
       serviceProxyName: '',
+      proxyLoadBalancerIPs: true,
+      nodePortAddresses: [],
     });
   });
 
-  it('rejects proxyAll, which is not supported', () => {
-    const antreaProxy = { enable: true, skipServices: [], proxyAll: true, serviceProxyName: '' };
-    expect(() => makeConfig({ nodeName: 'n', antreaProxy })).toThrow(
-      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID', message: expect.stringMatching(/proxyAll/) }),
+  it('accepts proxyAll with nodePortAddresses and serviceCIDR, and rejects CIDRs that are not IPv4', () => {
+    const base = makeConfig({ nodeName: 'n' }).antreaProxy;
+    const cfg = makeConfig({
+      nodeName: 'n',
+      antreaProxy: { ...base, proxyAll: true, nodePortAddresses: ['198.19.0.0/24'] },
+      serviceCIDR: '10.96.0.0/12',
+    });
+    expect(cfg.antreaProxy).toMatchObject({ proxyAll: true, nodePortAddresses: ['198.19.0.0/24'] });
+    expect(Object.isFrozen(cfg.antreaProxy.nodePortAddresses)).toBe(true);
+    for (const bad of [{ nodePortAddresses: ['198.19.0.1'] }, { nodePortAddresses: ['fd00::/64'] }]) {
+      expect(() => makeConfig({ nodeName: 'n', antreaProxy: { ...base, ...bad } })).toThrow(
+        expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
+      );
+    }
+    expect(() => makeConfig({ nodeName: 'n', serviceCIDR: '10.96.0.0' })).toThrow(
+      expect.objectContaining({
+        code: 'AGENT_CONFIG_INVALID',
+        message: expect.stringMatching(/serviceCIDR/),
+      }),
     );
   });
 

@@ -80,6 +80,11 @@ export interface AgentConfig {
   readonly egress?: boolean;
   /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
   readonly nodePortLocal: NodePortLocalConfig;
+  /**
+   * Antrea's `serviceCIDR`: with proxyAll the Node routes it to antrea-gw0 so its own processes
+   * reach ClusterIPs; empty: each proxied ClusterIP gets a /32 route instead.
+   */
+  readonly serviceCIDR?: string;
 }
 
 /** Antrea's `nodePortLocal` keys. */
@@ -96,8 +101,16 @@ export interface AntreaProxyConfig {
   readonly enable: boolean;
   /** Services not proxied: `<namespace>/<name>` or a ClusterIP. */
   readonly skipServices: readonly string[];
-  /** NodePort, LoadBalancer and host-originated traffic in OVS; not supported, must stay false. */
+  /**
+   * Antrea's kube-proxy replacement: NodePorts (iptables DNAT to OVS on the Node), traffic from
+   * outside the cluster to LoadBalancer and external IPs (externalTrafficPolicy honoured), the
+   * Node's own traffic to Services (routed to antrea-gw0), healthCheckNodePort. Off by default.
+   */
   readonly proxyAll: boolean;
+  /** LoadBalancer ingress IPs are proxied like ClusterIPs (default true, as Antrea; not for ipMode Proxy). */
+  readonly proxyLoadBalancerIPs: boolean;
+  /** CIDRs whose Node addresses answer NodePorts; empty: every IPv4 address of the Node but the gateway's and loopback. */
+  readonly nodePortAddresses: readonly string[];
   /** Proxy only Services labelled service.kubernetes.io/service-proxy-name=<this>; empty: unlabelled ones. */
   readonly serviceProxyName: string;
 }
@@ -119,7 +132,14 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   snat: true,
   cniConfDir: undefined,
   disableTxChecksumOffload: false,
-  antreaProxy: Object.freeze({ enable: true, skipServices: [], proxyAll: false, serviceProxyName: '' }),
+  antreaProxy: Object.freeze({
+    enable: true,
+    skipServices: [],
+    proxyAll: false,
+    serviceProxyName: '',
+    proxyLoadBalancerIPs: true,
+    nodePortAddresses: [],
+  }),
   dnsServerOverride: '',
   fqdnCacheMinTTL: 0,
   nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
@@ -134,15 +154,19 @@ export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string })
   if (!TUNNEL_TYPES.includes(cfg.tunnelType)) {
     throw new AgentError('AGENT_CONFIG_INVALID', `unknown tunnelType ${cfg.tunnelType}`);
   }
-  if (cfg.antreaProxy.proxyAll) {
-    throw new AgentError(
-      'AGENT_CONFIG_INVALID',
-      'antreaProxy.proxyAll is not supported: only Pod-originated ClusterIP traffic is proxied (set it to false)',
-    );
+  const proxy = { ...DEFAULT_CONFIG.antreaProxy, ...cfg.antreaProxy };
+  for (const cidr of [...proxy.nodePortAddresses, ...(cfg.serviceCIDR ? [cfg.serviceCIDR] : [])]) {
+    if (!isIpv4Cidr(cidr)) {
+      throw new AgentError(
+        'AGENT_CONFIG_INVALID',
+        `${cidr} is not an IPv4 CIDR (nodePortAddresses, serviceCIDR)`,
+      );
+    }
   }
   cfg.antreaProxy = Object.freeze({
-    ...cfg.antreaProxy,
-    skipServices: Object.freeze([...cfg.antreaProxy.skipServices]),
+    ...proxy,
+    skipServices: Object.freeze([...proxy.skipServices]),
+    nodePortAddresses: Object.freeze([...proxy.nodePortAddresses]),
   });
   if (cfg.nodePortLocal.enable && !parsePortRange(cfg.nodePortLocal.portRange)) {
     throw new AgentError(
@@ -153,6 +177,15 @@ export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string })
   cfg.nodePortLocal = Object.freeze({ ...cfg.nodePortLocal });
   if (!cfg.nodeName) throw new AgentError('AGENT_CONFIG_INVALID', 'nodeName is required');
   return Object.freeze(cfg);
+}
+
+function isIpv4Cidr(text: string): boolean {
+  try {
+    parseCidr(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the mode needs antrea-tun0 at all. */

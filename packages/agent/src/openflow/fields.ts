@@ -16,6 +16,9 @@ import { type Action, load, type MatchSpec } from '@antrea-ts/openflow';
  * reg2           swap space / packet-in table (policy, traceflow)
  * reg3           EndpointIP (service) / APConjID (policy)
  * reg4  [0..15]  EndpointPort, [16..18] ServiceEPState: 1 to select, 2 selected, 3 to learn (service)
+ *       [19]     ToNodePortAddress: the destination is a NodePort address (proxyAll)
+ *       [21]     ToClusterService: an external address of an externalTrafficPolicy Cluster Service
+ *                (from the gateway to another Node it is SNATed, so the reply returns here)
  * reg5, reg6     Traceflow egress / ingress conjunction ids (policy)
  * reg7           ServiceGroupID (service), reg8 VLAN and ct zone type, reg9 TC target port
  * ct_mark [0..3] ConnSource (copied from PktSource at commit), [4] Service, [5] ConnSNAT, [6] Hairpin
@@ -73,6 +76,10 @@ export const ServiceEPStateField = f('ServiceEPState', 'reg4', 16, 18);
 export const EpToSelectRegMark = mark(ServiceEPStateField, 1);
 export const EpSelectedRegMark = mark(ServiceEPStateField, 2);
 export const EpToLearnRegMark = mark(ServiceEPStateField, 3);
+export const ToNodePortAddressField = f('ToNodePortAddress', 'reg4', 19, 19);
+export const ToNodePortAddressRegMark = mark(ToNodePortAddressField, 1);
+export const ToClusterServiceField = f('ToClusterService', 'reg4', 21, 21);
+export const ToClusterServiceRegMark = mark(ToClusterServiceField, 1);
 export const ServiceGroupIDField = f('ServiceGroupID', 'reg7', 0, 31);
 export const TraceflowEgressConjField = f('TFEgressConjID', 'reg5', 0, 31);
 export const TraceflowIngressConjField = f('TFIngressConjID', 'reg6', 0, 31);
@@ -104,6 +111,8 @@ export const ALL_FIELDS: readonly RegField[] = Object.freeze([
   EndpointIPField,
   EndpointPortField,
   ServiceEPStateField,
+  ToNodePortAddressField,
+  ToClusterServiceField,
   ServiceGroupIDField,
   TraceflowEgressConjField,
   TraceflowIngressConjField,

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { type ModelOptions, SERVICE_PROXY_NAME_LABEL, servicePortModels } from './model.js';
 import { service, slice } from './test-objects.js';
 
-const opts: ModelOptions = { nodeName: 'node-a', skipServices: [], serviceProxyName: '' };
+const opts: ModelOptions = {
+  nodeName: 'node-a',
+  skipServices: [],
+  serviceProxyName: '',
+  proxyAll: false,
+  proxyLoadBalancerIPs: true,
+};
 
 function models(services: V1Service[], slices: V1EndpointSlice[], o: ModelOptions = opts) {
   const bySvc = (key: string) =>
@@ -127,5 +133,53 @@ describe('servicePortModels', () => {
   it('ignores non-IPv4 slices', () => {
     const v6 = { ...slice('s', 'web', [{ ip: 'fd00::7' }]), addressType: 'IPv6' };
     expect(models([service('web')], [v6]).get('service/default/web/http/TCP')?.endpoints).toEqual([]);
+  });
+
+  it('adds LoadBalancer ingress IPs (not ipMode Proxy, not with proxyLoadBalancerIPs off) and externalIPs', () => {
+    const lb = {
+      ...service('web', { type: 'LoadBalancer', externalIPs: ['172.31.0.9', 'fd00::9'] }),
+      status: {
+        loadBalancer: {
+          ingress: [
+            { ip: '172.31.0.2' },
+            { ip: '172.31.0.1', ipMode: 'VIP' },
+            { ip: '172.31.0.3', ipMode: 'Proxy' },
+          ],
+        },
+      },
+    };
+    const port = (o: ModelOptions) => [...models([lb], [], o).values()][0];
+    expect(port(opts)?.externalIps).toEqual(['172.31.0.1', '172.31.0.2', '172.31.0.9']);
+    expect(port({ ...opts, proxyLoadBalancerIPs: false })?.externalIps).toEqual(['172.31.0.9']);
+    // Ingress IPs of a Service that is no longer a LoadBalancer are stale.
+    expect(
+      [...models([{ ...lb, spec: { ...lb.spec, type: 'ClusterIP' } }], []).values()][0]?.externalIps,
+    ).toEqual(['172.31.0.9']);
+  });
+
+  it('with proxyAll only: nodePorts of NodePort and LoadBalancer Services, and Local endpoints for externalTrafficPolicy Local', () => {
+    const np = service('web', {
+      type: 'NodePort',
+      externalTrafficPolicy: 'Local',
+      ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }],
+    });
+    const slices = [
+      slice('web-1', 'web', [
+        { ip: '10.10.1.5', node: 'node-a' },
+        { ip: '10.10.2.5', node: 'node-b' },
+      ]),
+    ];
+    const off = [...models([np], slices).values()][0];
+    expect(off?.nodePort).toBeUndefined();
+    expect(off?.localEndpoints).toBeUndefined();
+    const on = [...models([np], slices, { ...opts, proxyAll: true }).values()][0];
+    expect(on?.nodePort).toBe(30080);
+    expect(on?.endpoints.map((e) => e.ip)).toEqual(['10.10.1.5', '10.10.2.5']);
+    expect(on?.localEndpoints).toEqual([{ ip: '10.10.1.5', port: 8080 }]);
+    // A ClusterIP Service keeps a stale nodePort out; Cluster policy has no local endpoint set.
+    const cip = service('web', { ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }] });
+    const plain = [...models([cip], slices, { ...opts, proxyAll: true }).values()][0];
+    expect(plain?.nodePort).toBeUndefined();
+    expect(plain?.localEndpoints).toBeUndefined();
   });
 });

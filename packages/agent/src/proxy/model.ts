@@ -3,8 +3,9 @@ import type { ServiceEndpoint, ServiceProtocol } from '../openflow/features/serv
 
 /**
  * Which Services this Node proxies and to which endpoints (kube-proxy's and AntreaProxy's rules):
- * ClusterIPs of ClusterIP/NodePort/LoadBalancer Services, IPv4 only; endpoints from
- * discovery.k8s.io/v1 EndpointSlices matched by port name and protocol.
+ * ClusterIPs of ClusterIP/NodePort/LoadBalancer Services, their LoadBalancer ingress IPs and
+ * externalIPs, and with proxyAll their nodePorts, IPv4 only; endpoints from discovery.k8s.io/v1
+ * EndpointSlices matched by port name and protocol.
  */
 
 /** The label that hands a Service to another proxy (kube-proxy and Antrea skip it unless it names them). */
@@ -24,6 +25,12 @@ export interface ServicePortModel {
   /** Sorted by IP then port, so equal sets compare equal. */
   readonly endpoints: readonly ServiceEndpoint[];
   readonly affinityTimeoutSeconds?: number;
+  /** LoadBalancer ingress IPs and externalIPs, sorted; absent when none. */
+  readonly externalIps?: readonly string[];
+  /** proxyAll and a NodePort or LoadBalancer Service: its nodePort. */
+  readonly nodePort?: number;
+  /** proxyAll and externalTrafficPolicy Local: this Node's endpoints, for traffic from outside. */
+  readonly localEndpoints?: readonly ServiceEndpoint[];
 }
 
 export interface ModelOptions {
@@ -32,6 +39,10 @@ export interface ModelOptions {
   readonly skipServices: readonly string[];
   /** Antrea's serviceProxyName: only Services labelled with it; empty: only unlabelled ones. */
   readonly serviceProxyName: string;
+  /** Antrea's proxyAll: NodePorts too, and externalTrafficPolicy for traffic from outside. */
+  readonly proxyAll: boolean;
+  /** Antrea's proxyLoadBalancerIPs: LoadBalancer ingress IPs are VIPs here (not with ipMode Proxy). */
+  readonly proxyLoadBalancerIPs: boolean;
 }
 
 export const serviceKey = (ns: string | undefined, name: string | undefined): string =>
@@ -58,6 +69,24 @@ export function proxiedClusterIp(svc: V1Service, opts: ModelOptions): string | u
   if (opts.skipServices.includes(key) || opts.skipServices.includes(ip)) return undefined;
   return ip;
 }
+
+/**
+ * A Service's external addresses this Node answers on: spec.externalIPs, and with
+ * proxyLoadBalancerIPs the ingress IPs whose ipMode is not Proxy (Proxy: the load balancer rewrites
+ * the destination itself, so the IP must not be short-circuited here). IPv4, sorted, unique.
+ */
+export function externalIpsOf(svc: V1Service, opts: Pick<ModelOptions, 'proxyLoadBalancerIPs'>): string[] {
+  const ips = new Set((svc.spec?.externalIPs ?? []).filter(isIpv4));
+  if (opts.proxyLoadBalancerIPs && svc.spec?.type === 'LoadBalancer') {
+    for (const ingress of svc.status?.loadBalancer?.ingress ?? []) {
+      if (ingress.ip && isIpv4(ingress.ip) && ingress.ipMode !== 'Proxy') ips.add(ingress.ip);
+    }
+  }
+  return [...ips].sort();
+}
+
+const hasNodePorts = (svc: V1Service): boolean =>
+  svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
 
 const protocolOf = (p: string | undefined): ServiceProtocol | undefined =>
   p === undefined || p === 'TCP' ? 'TCP' : p === 'UDP' || p === 'SCTP' ? p : undefined;
@@ -110,6 +139,9 @@ export function servicePortModels(
     const key = serviceKey(svc.metadata?.namespace, svc.metadata?.name);
     const slices = slicesOf(key);
     const localOnly = spec.internalTrafficPolicy === 'Local' ? opts.nodeName : undefined;
+    const externalIps = externalIpsOf(svc, opts);
+    // externalTrafficPolicy only matters for traffic from outside, which only proxyAll sees.
+    const externalLocal = opts.proxyAll && spec.externalTrafficPolicy === 'Local';
     const affinity =
       spec.sessionAffinity === 'ClientIP'
         ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS)
@@ -126,6 +158,9 @@ export function servicePortModels(
         protocol,
         endpoints: portEndpoints(slices, name, protocol, localOnly),
         ...(affinity !== undefined && { affinityTimeoutSeconds: affinity }),
+        ...(externalIps.length > 0 && { externalIps }),
+        ...(opts.proxyAll && hasNodePorts(svc) && p.nodePort !== undefined && { nodePort: p.nodePort }),
+        ...(externalLocal && { localEndpoints: portEndpoints(slices, name, protocol, opts.nodeName) }),
       });
     }
   }

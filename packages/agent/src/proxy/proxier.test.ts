@@ -49,7 +49,10 @@ class ManualSource implements ServiceSource {
 
 const ctx: FlowContext = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
 
-type ModelOverrides = Pick<ProxierOptions, 'skipServices' | 'serviceProxyName' | 'serviceGroups'>;
+type ModelOverrides = Pick<
+  ProxierOptions,
+  'skipServices' | 'serviceProxyName' | 'serviceGroups' | 'proxyAll' | 'proxyAllNode' | 'hostListeners'
+>;
 
 function setup(
   initial: { services: V1Service[]; slices: V1EndpointSlice[] },
@@ -434,5 +437,48 @@ describe('Proxier: each sync recomputes only the Services events touched, and mi
     await proxier.idle();
     expect(owners(flows.batches.at(-1)).sort()).toEqual([`${API} (removed)`, WEB]);
     expect(onSwitch(flows)).toEqual(await world.fromScratch());
+  });
+});
+
+describe('Proxier: proxyAll', () => {
+  const np = (policy: 'Local' | 'Cluster') =>
+    service('web', {
+      type: 'NodePort',
+      externalTrafficPolicy: policy,
+      ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }],
+    });
+  const eps = slice('s1', 'web', [
+    { ip: '10.10.0.7', node: 'node-a' },
+    { ip: '10.10.1.7', node: 'node-b' },
+  ]);
+
+  it('gives an externalTrafficPolicy Local port a second group, frees it under Cluster, and tells host listeners', async () => {
+    const told: Array<Map<string, unknown>> = [];
+    const { flows, proxier, source } = setup({ services: [np('Local')], slices: [eps] }, true, {
+      proxyAll: true,
+      proxyAllNode: {
+        gatewayIp: '10.10.0.1',
+        gatewayMac: '02:00:0a:0a:00:01',
+        nodePortAddresses: ['198.19.0.2'],
+      },
+      hostListeners: [{ servicesChanged: (c) => told.push(new Map(c)) }],
+    });
+    await proxier.start();
+    const groups = flows.batches[0]?.find(([o]) => o === WEB)?.[2] ?? [];
+    expect(groups).toHaveLength(2);
+    const [cluster, local] = groups;
+    expect(formatGroup(local!)).toContain('0xa0a0007');
+    expect(formatGroup(local!)).not.toContain('0xa0a0107');
+    expect(formatGroup(cluster!)).toContain('0xa0a0107');
+    expect(told.at(-1)?.get('default/web')).toMatchObject({ nodePorts: [{ protocol: 'tcp', port: 30080 }] });
+    source.handlers?.upsertService(np('Cluster'));
+    await proxier.idle();
+    expect(flows.batches.at(-1)?.find(([o]) => o === WEB)?.[2]).toHaveLength(1);
+    // A deleted Service is reported gone (undefined), so its NodePorts and routes go.
+    source.handlers?.removeService('default/web');
+    await proxier.idle();
+    expect(told.at(-1)?.get('default/web')).toBeUndefined();
+    expect(told.at(-1)?.has('default/web')).toBe(true);
+    await proxier.stop();
   });
 });

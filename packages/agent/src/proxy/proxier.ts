@@ -2,6 +2,7 @@ import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
   type EndpointSelection,
+  type ProxyAllNode,
   type ServicePortFlowConfig,
   servicePortFlows,
   serviceStaticFlows,
@@ -12,6 +13,7 @@ import { GroupIdAllocator } from './group-ids.js';
 import { type ModelOptions, servicePortModels } from './model.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ServiceGroupIndex } from './service-group-index.js';
+import { type ServiceHostListener, type ServiceHostState, serviceHostState } from './service-host-state.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
 import { ServiceStore } from './service-store.js';
 
@@ -31,6 +33,10 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly serviceGroups?: ServiceGroupIndex;
   /** How groups pick endpoints (default `datapath`; the userspace datapath needs `fiveTuple`). */
   readonly endpointSelection?: EndpointSelection;
+  /** With `proxyAll`: this Node's gateway and NodePort addresses for the static flows. */
+  readonly proxyAllNode?: ProxyAllNode;
+  /** Told each Service's host-side needs (NodePorts, VIPs, health check) after every write. */
+  readonly hostListeners?: readonly ServiceHostListener[];
 }
 
 /** Owner key of the flows every Node needs once when AntreaProxy is on. */
@@ -42,7 +48,12 @@ interface AppliedPort {
   readonly config: string;
   readonly endpoints: number;
   readonly groupId: number;
+  /** The externalTrafficPolicy Local group's id, when it has one. */
+  readonly localGroupId?: number;
 }
+
+/** The FlowCache-independent key of a service port's Local group in the id allocator. */
+const localGroupKey = (owner: string): string => `${owner}/local`;
 
 const endpointsOf = (ports: ReadonlyMap<string, AppliedPort> | undefined): number => {
   let n = 0;
@@ -86,12 +97,17 @@ export class Proxier implements ServiceHandlers {
       nodeName: o.nodeName,
       skipServices: o.skipServices ?? [],
       serviceProxyName: o.serviceProxyName ?? '',
+      proxyAll: o.proxyAll ?? false,
+      proxyLoadBalancerIPs: o.proxyLoadBalancerIPs ?? true,
     };
   }
 
   /** Installs the static service flows, then follows the source; resolves after the first sync. */
   async start(): Promise<void> {
-    await this.o.flows.replace(SERVICE_STATIC_OWNER, serviceStaticFlows(this.o.ctx));
+    await this.o.flows.replace(
+      SERVICE_STATIC_OWNER,
+      serviceStaticFlows(this.o.ctx, this.model.proxyAll ? this.o.proxyAllNode : undefined),
+    );
     await this.o.source.start(this);
     // Not before both lists are in: pruning with nothing known would delete every live group.
     await this.firstLists;
@@ -179,29 +195,50 @@ export class Proxier implements ServiceHandlers {
     const touched = this.store.takeTouched();
     const changes: OwnerChange[] = [];
     const next = new Map<string, Map<string, AppliedPort>>();
+    /** Owner keys of ports that went. */
     const removed: string[] = [];
+    /** Allocator keys whose group ids are free once this batch is written. */
+    const released: string[] = [];
     /** Ports that got a group id in this sync; they give it back if the write fails. */
     const fresh: string[] = [];
+    const hostChanges = new Map<string, ServiceHostState | undefined>();
     for (const svcKey of touched) {
       const svc = this.store.service(svcKey);
       const wanted = servicePortModels(svc ? [svc] : [], this.store.slicesOf, this.model);
       const before = this.applied.get(svcKey);
       const ports = new Map<string, AppliedPort>();
-      for (const [owner, { owner: _, ...model }] of wanted) {
+      for (const [owner, { owner: _, localEndpoints, ...model }] of wanted) {
         if (!before?.has(owner)) fresh.push(owner);
-        const cfg: ServicePortFlowConfig = { ...model, groupId: this.groupIds.idFor(owner) };
+        if (localEndpoints && !before?.get(owner)?.localGroupId) fresh.push(localGroupKey(owner));
+        const cfg: ServicePortFlowConfig = {
+          ...model,
+          groupId: this.groupIds.idFor(owner),
+          ...(localEndpoints && {
+            local: { groupId: this.groupIds.idFor(localGroupKey(owner)), endpoints: localEndpoints },
+          }),
+        };
         const config = JSON.stringify(cfg);
-        ports.set(owner, { config, endpoints: cfg.endpoints.length, groupId: cfg.groupId });
-        if (before?.get(owner)?.config === config) continue;
+        ports.set(owner, {
+          config,
+          endpoints: cfg.endpoints.length,
+          groupId: cfg.groupId,
+          ...(cfg.local && { localGroupId: cfg.local.groupId }),
+        });
+        const previous = before?.get(owner);
+        if (previous?.localGroupId !== undefined && !cfg.local) released.push(localGroupKey(owner));
+        if (previous?.config === config) continue;
         const { flows, groups } = servicePortFlows(this.o.ctx, cfg, this.o.endpointSelection ?? 'datapath');
         changes.push([owner, flows, groups]);
       }
-      for (const owner of before?.keys() ?? []) {
+      for (const [owner, port] of before ?? []) {
         if (wanted.has(owner)) continue;
         removed.push(owner);
+        released.push(owner);
+        if (port.localGroupId !== undefined) released.push(localGroupKey(owner));
         changes.push([owner, undefined]);
       }
       next.set(svcKey, ports);
+      if (this.o.hostListeners?.length) hostChanges.set(svcKey, svc && serviceHostState(svc, wanted));
     }
     try {
       if (changes.length > 0) await this.o.flows.replaceMany(changes);
@@ -212,8 +249,9 @@ export class Proxier implements ServiceHandlers {
       throw err;
     }
     // Ids are freed only once their groups are gone, so no new service port reuses a live group.
-    for (const owner of removed) this.groupIds.release(owner);
+    for (const key of released) this.groupIds.release(key);
     for (const [svcKey, ports] of next) this.record(svcKey, ports);
+    for (const listener of this.o.hostListeners ?? []) listener.servicesChanged(hostChanges);
     this.o.serviceGroups?.update(
       [...next].map(([svcKey, ports]) => [svcKey, [...ports.values()].map((p) => p.groupId)] as const),
     );

@@ -86,7 +86,7 @@ describe('flow builders', () => {
   it('tunnel flows', () => {
     expect(text(tunnelFlows(ctx, 32768))).toMatchInlineSnapshot(`
       [
-        "cookie=0x1010000000000, table=3, priority=200,in_port=32768 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:6",
+        "cookie=0x1010000000000, table=3, priority=200,in_port=32768 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:5",
         "cookie=0x1010000000000, table=21, priority=200,dl_dst=aa:bb:cc:dd:ee:ff actions=set_field:0x8000->reg1,set_field:0x200000/0x600000->reg0,goto_table:22",
       ]
     `);

@@ -10,6 +10,7 @@ import {
   EpSelectedRegMark,
   EpToLearnRegMark,
   EpToSelectRegMark,
+  FromGatewayRegMark,
   HairpinCTMark,
   loadField,
   loadMark,
@@ -24,10 +25,14 @@ import {
   ServiceEPStateField,
   ServiceGroupIDField,
   SvcNoEpRegMark,
+  ToClusterServiceRegMark,
+  ToGatewayRegMark,
+  ToNodePortAddressRegMark,
+  ToTunnelRegMark,
 } from '../fields.js';
 import type { OwnedGroup } from '../flow-cache.js';
 import { type FlowContext, gotoNext, gotoTable, packetInAction, tableFlow } from '../flow-context.js';
-import { ipv4Value } from './gateway.js';
+import { ipv4Value, macValue } from './gateway.js';
 import { REJECT_PACKET_IN_OP } from './network-policy.js';
 
 /**
@@ -43,6 +48,13 @@ const C = CookieCategory.Service;
 export const SNAT_CT_ZONE = 65521;
 /** Antrea's virtual IP that hairpin connections are SNATed to, so replies come back through OVS. */
 export const VIRTUAL_SERVICE_IP = '169.254.0.253';
+
+/**
+ * Antrea's virtual IP for NodePort traffic from outside (proxyAll): the Node's iptables DNAT
+ * NodeIP:nodePort to it, and a route sends it into OVS through the gateway, where the NodePort
+ * flows pick an endpoint.
+ */
+export const VIRTUAL_NODEPORT_DNAT_IP = '169.254.0.252';
 
 export type ServiceProtocol = 'TCP' | 'UDP' | 'SCTP';
 
@@ -62,6 +74,24 @@ export interface ServicePortFlowConfig {
   readonly endpoints: readonly ServiceEndpoint[];
   /** Set: ClientIP session affinity with this timeout. */
   readonly affinityTimeoutSeconds?: number;
+  /** LoadBalancer ingress IPs and externalIPs (IPv4): more VIPs on the same port and group. */
+  readonly externalIps?: readonly string[];
+  /** proxyAll: the service port's nodePort, matched on every NodePort address. */
+  readonly nodePort?: number;
+  /**
+   * externalTrafficPolicy Local with proxyAll: what arrives from the gateway (outside the cluster)
+   * on an external IP or the nodePort goes to this group of this Node's endpoints only, keeping the
+   * client's address; none of them: it is dropped. Pods still use every endpoint.
+   */
+  readonly local?: { readonly groupId: number; readonly endpoints: readonly ServiceEndpoint[] };
+}
+
+/** What the proxyAll static flows need to know about this Node. */
+export interface ProxyAllNode {
+  readonly gatewayIp: string;
+  readonly gatewayMac: string;
+  /** The addresses NodePorts answer on (nodePortAddresses); the virtual NodePort IP is added. */
+  readonly nodePortAddresses: readonly string[];
 }
 
 /** The group of one service port: what FlowCache holds per owner. */
@@ -101,9 +131,10 @@ const sub = (rf: RegField) => subfield(rf.field, rf.start, rf.end);
 const afterServiceTables = (ctx: FlowContext) => gotoNext(ctx, 'EndpointDNAT');
 
 /** Flows every Node needs once when the service feature is on (owner key 'service'). */
-export function serviceStaticFlows(ctx: FlowContext): Flow[] {
+export function serviceStaticFlows(ctx: FlowContext, proxyAll?: ProxyAllNode): Flow[] {
   const established: MatchSpec = { ip: true, ct_state: '-new-inv+trk' };
   return [
+    ...(proxyAll ? proxyAllStaticFlows(ctx, proxyAll) : []),
     // Replies to the hairpin virtual IP: un-SNAT first, then conntrack as usual.
     tableFlow(ctx, C, 'UnSNAT', 200, { ip: true, nw_dst: VIRTUAL_SERVICE_IP }, [
       { type: 'ct', table: ctx.pipeline.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} },
@@ -118,6 +149,7 @@ export function serviceStaticFlows(ctx: FlowContext): Flow[] {
     // SessionAffinity's learned flows load the remembered endpoint; ServiceLB then selects only
     // for packets that found none.
     tableFlow(ctx, C, 'PreRoutingClassifier', 200, { ip: true }, [
+      ...(proxyAll ? [{ type: 'resubmit' as const, table: ctx.pipeline.id('NodePortMark') }] : []),
       { type: 'resubmit', table: ctx.pipeline.id('SessionAffinity') },
       { type: 'resubmit', table: ctx.pipeline.id('ServiceLB') },
     ]),
@@ -156,6 +188,78 @@ export function serviceStaticFlows(ctx: FlowContext): Flow[] {
   ];
 }
 
+/**
+ * proxyAll (Antrea's kube-proxy replacement): NodePort addresses marked, connections from outside
+ * the cluster (they come in through the gateway) SNATed to the gateway IP when their endpoint is on
+ * another Node, so the reply comes back through this Node and its conntrack; replies to the
+ * gateway's connections routed back to it.
+ */
+function proxyAllStaticFlows(ctx: FlowContext, node: ProxyAllNode): Flow[] {
+  const connFromGateway = { field: ConnSourceCTMarkField, value: FromGatewayRegMark.value };
+  return [
+    ...[...new Set([...node.nodePortAddresses, VIRTUAL_NODEPORT_DNAT_IP])].map((ip) =>
+      // No goto: PreRoutingClassifier resubmits here and goes on by itself.
+      tableFlow(ctx, C, 'NodePortMark', 200, { ip: true, nw_dst: ip }, [loadMark(ToNodePortAddressRegMark)]),
+    ),
+    tableFlow(ctx, C, 'NodePortMark', 1, {}, []),
+    // Replies to the gateway IP from other Nodes' endpoints: un-SNAT first (tunnel packets enter here too).
+    tableFlow(ctx, C, 'UnSNAT', 200, { ip: true, nw_dst: node.gatewayIp }, [
+      { type: 'ct', table: ctx.pipeline.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} },
+    ]),
+    tableFlow(
+      ctx,
+      C,
+      'SNATMark',
+      200,
+      {
+        ip: true,
+        ct_state: '+new+trk',
+        ...matchMarks(FromGatewayRegMark, ToTunnelRegMark, ToClusterServiceRegMark),
+      },
+      [
+        {
+          type: 'ct',
+          commit: true,
+          table: ctx.pipeline.id('SNAT'),
+          zone: CT_ZONE,
+          exec: [loadMark(ConnSNATCTMark)],
+        },
+      ],
+    ),
+    tableFlow(
+      ctx,
+      C,
+      'SNAT',
+      195,
+      { ip: true, ct_state: '+new+trk', ...matchMarks(ConnSNATCTMark, FromGatewayRegMark) },
+      [
+        {
+          type: 'ct',
+          commit: true,
+          table: ctx.pipeline.id('L2ForwardingCalc'),
+          zone: SNAT_CT_ZONE,
+          nat: { kind: 'src', addrMin: node.gatewayIp },
+          exec: [loadMark(ServiceCTMark)],
+        },
+      ],
+    ),
+    // Replies of connections the gateway started (outside clients, the Node itself) go back to it,
+    // also when they arrive through the tunnel with the virtual MAC.
+    tableFlow(
+      ctx,
+      C,
+      'L3Forwarding',
+      190,
+      { ip: true, ct_state: '+rpl+trk', ...matchMarks(connFromGateway) },
+      [
+        { type: 'set_field', field: 'eth_dst', value: macValue(node.gatewayMac) },
+        loadMark(ToGatewayRegMark),
+        gotoTable(ctx, 'L3DecTTL'),
+      ],
+    ),
+  ];
+}
+
 /** A Pod's own hairpin mark (SNATMark): its connection to itself through a Service gets SNAT. */
 export function podHairpinFlows(ctx: FlowContext, podIp: string): Flow[] {
   if (!ctx.pipeline.has('SNATMark')) return [];
@@ -172,9 +276,40 @@ export function podHairpinFlows(ctx: FlowContext, podIp: string): Flow[] {
   ];
 }
 
-function serviceMatch(svc: ServicePortFlowConfig, state: RegMark): MatchSpec {
+/** One address a service port answers on, as a match without the endpoint-state mark. */
+interface Frontend {
+  readonly match: MatchSpec;
+  /** An external address (LoadBalancer, externalIP, NodePort): Local policy and Cluster SNAT apply. */
+  readonly external: boolean;
+}
+
+function frontends(svc: ServicePortFlowConfig): Frontend[] {
   const p = PROTO[svc.protocol];
-  return { [p.shorthand]: true, nw_dst: svc.clusterIp, [p.dst]: svc.port, ...matchMarks(state) };
+  const vip = (ip: string, external: boolean): Frontend => ({
+    match: { [p.shorthand]: true, nw_dst: ip, [p.dst]: svc.port },
+    external,
+  });
+  const out = [vip(svc.clusterIp, false), ...(svc.externalIps ?? []).map((ip) => vip(ip, true))];
+  if (svc.nodePort !== undefined) {
+    out.push({
+      match: { [p.shorthand]: true, [p.dst]: svc.nodePort, ...matchMarks(ToNodePortAddressRegMark) },
+      external: true,
+    });
+  }
+  return out;
+}
+
+/** `match` plus more marks, merged per register. */
+function withMarks(match: MatchSpec, ...marks: RegMark[]): MatchSpec {
+  const merged = matchMarks(...marks);
+  for (const [field, v] of Object.entries(match)) {
+    const m = merged[field];
+    if (m === undefined || typeof v !== 'object' || typeof m !== 'object') continue;
+    const a = v as { value: bigint; mask: bigint };
+    const b = m as { value: bigint; mask: bigint };
+    merged[field] = { value: a.value | b.value, mask: a.mask | b.mask };
+  }
+  return { ...match, ...merged };
 }
 
 /** The learned flow of ClientIP affinity: this client, this Service port -> the same endpoint. */
@@ -210,88 +345,134 @@ function learnAffinity(ctx: FlowContext, svc: ServicePortFlowConfig, timeout: nu
   };
 }
 
-/** Flows and the select group of one service port (owner key chosen by the proxier). */
-export function servicePortFlows(
+/** A select group over `endpoints`, each bucket loading its endpoint and going on to DNAT. */
+function selectGroup(
   ctx: FlowContext,
+  groupId: number,
+  endpoints: readonly ServiceEndpoint[],
   svc: ServicePortFlowConfig,
   selection: EndpointSelection,
-): { flows: Flow[]; groups: ServiceGroup[] } {
-  const p = PROTO[svc.protocol];
-  const affinity = svc.affinityTimeoutSeconds;
-  const group: ServiceGroup = {
+): ServiceGroup {
+  return {
     type: 'select',
-    groupId: svc.groupId,
-    ...(selection === 'fiveTuple' ? { selection: fiveTupleSelection(p) } : {}),
-    buckets: svc.endpoints.map((ep, i) => ({
+    groupId,
+    ...(selection === 'fiveTuple' ? { selection: fiveTupleSelection(PROTO[svc.protocol]) } : {}),
+    buckets: endpoints.map((ep, i) => ({
       bucketId: i,
       weight: 100,
       actions: [
         loadField(EndpointIPField, ipv4Number(ep.ip)),
         loadField(EndpointPortField, ep.port),
         // With affinity the choice is learned first (ServiceLB's EpToLearn flow), then DNATed.
-        { type: 'resubmit', table: ctx.pipeline.id(affinity === undefined ? 'EndpointDNAT' : 'ServiceLB') },
+        {
+          type: 'resubmit',
+          table: ctx.pipeline.id(svc.affinityTimeoutSeconds === undefined ? 'EndpointDNAT' : 'ServiceLB'),
+        },
       ],
     })),
   };
-  const flows: Flow[] = [];
-  if (svc.endpoints.length === 0) {
-    flows.push(
-      tableFlow(ctx, C, 'ServiceLB', 200, serviceMatch(svc, EpToSelectRegMark), [
-        loadMark(SvcNoEpRegMark),
-        gotoTable(ctx, 'EndpointDNAT'),
-      ]),
-    );
-    return { flows, groups: [group] };
-  }
-  flows.push(
-    tableFlow(ctx, C, 'ServiceLB', 200, serviceMatch(svc, EpToSelectRegMark), [
-      loadMark(RewriteMACRegMark),
-      loadMark(affinity === undefined ? EpSelectedRegMark : EpToLearnRegMark),
-      loadField(ServiceGroupIDField, svc.groupId),
-      { type: 'group', groupId: svc.groupId },
-    ]),
-  );
-  if (affinity !== undefined) {
-    flows.push(
-      tableFlow(ctx, C, 'ServiceLB', 190, serviceMatch(svc, EpToLearnRegMark), [
-        learnAffinity(ctx, svc, affinity),
-        loadMark(EpSelectedRegMark),
-        gotoTable(ctx, 'EndpointDNAT'),
-      ]),
-    );
-  }
-  for (const ep of uniqueEndpoints(svc.endpoints)) {
-    flows.push(
-      tableFlow(
-        ctx,
-        C,
-        'EndpointDNAT',
-        200,
+}
+
+/** ServiceLB's actions for a new connection that picks an endpoint in `groupId`. */
+function selectActions(svc: ServicePortFlowConfig, groupId: number, extra: RegMark[]): Action[] {
+  return [
+    loadMark(RewriteMACRegMark),
+    ...extra.map(loadMark),
+    loadMark(svc.affinityTimeoutSeconds === undefined ? EpSelectedRegMark : EpToLearnRegMark),
+    loadField(ServiceGroupIDField, groupId),
+    { type: 'group', groupId },
+  ];
+}
+
+/** EndpointDNAT's flows for the endpoints of one group. */
+function dnatFlows(
+  ctx: FlowContext,
+  svc: ServicePortFlowConfig,
+  groupId: number,
+  endpoints: readonly ServiceEndpoint[],
+): Flow[] {
+  const p = PROTO[svc.protocol];
+  return uniqueEndpoints(endpoints).map((ep) =>
+    tableFlow(
+      ctx,
+      C,
+      'EndpointDNAT',
+      200,
+      {
+        [p.shorthand]: true,
+        [EndpointIPField.field]: ipv4Number(ep.ip),
+        ...matchMarks({ field: EndpointPortField, value: ep.port }, EpSelectedRegMark, {
+          field: ServiceGroupIDField,
+          value: groupId,
+        }),
+      },
+      [
         {
-          [p.shorthand]: true,
-          [EndpointIPField.field]: ipv4Number(ep.ip),
-          ...matchMarks({ field: EndpointPortField, value: ep.port }, EpSelectedRegMark, {
-            field: ServiceGroupIDField,
-            value: svc.groupId,
-          }),
+          type: 'ct',
+          commit: true,
+          table: ctx.pipeline.next('EndpointDNAT'),
+          zone: CT_ZONE,
+          nat: { kind: 'dst', addrMin: ep.ip, portMin: ep.port },
+          exec: [
+            loadMark(ServiceCTMark),
+            { type: 'move', src: sub(PktSourceField), dst: sub(ConnSourceCTMarkField) },
+          ],
         },
-        [
-          {
-            type: 'ct',
-            commit: true,
-            table: ctx.pipeline.next('EndpointDNAT'),
-            zone: CT_ZONE,
-            nat: { kind: 'dst', addrMin: ep.ip, portMin: ep.port },
-            exec: [
-              loadMark(ServiceCTMark),
-              { type: 'move', src: sub(PktSourceField), dst: sub(ConnSourceCTMarkField) },
-            ],
-          },
-        ],
-      ),
-    );
+      ],
+    ),
+  );
+}
+
+/** Flows and the select group(s) of one service port (owner key chosen by the proxier). */
+export function servicePortFlows(
+  ctx: FlowContext,
+  svc: ServicePortFlowConfig,
+  selection: EndpointSelection,
+): { flows: Flow[]; groups: ServiceGroup[] } {
+  const affinity = svc.affinityTimeoutSeconds;
+  const groups = [selectGroup(ctx, svc.groupId, svc.endpoints, svc, selection)];
+  const flows: Flow[] = [];
+  const local = svc.local;
+  if (local) groups.push(selectGroup(ctx, local.groupId, local.endpoints, svc, selection));
+  for (const fe of frontends(svc)) {
+    const select = withMarks(fe.match, EpToSelectRegMark);
+    if (fe.external && local) {
+      // From outside the cluster: this Node's endpoints only, or nothing (dropped).
+      flows.push(
+        tableFlow(
+          ctx,
+          C,
+          'ServiceLB',
+          210,
+          withMarks(fe.match, EpToSelectRegMark, FromGatewayRegMark),
+          local.endpoints.length === 0 ? [] : selectActions(svc, local.groupId, []),
+        ),
+      );
+    }
+    if (svc.endpoints.length === 0) {
+      flows.push(
+        tableFlow(ctx, C, 'ServiceLB', 200, select, [
+          loadMark(SvcNoEpRegMark),
+          gotoTable(ctx, 'EndpointDNAT'),
+        ]),
+      );
+      continue;
+    }
+    const clusterSnat = fe.external && !local ? [ToClusterServiceRegMark] : [];
+    flows.push(tableFlow(ctx, C, 'ServiceLB', 200, select, selectActions(svc, svc.groupId, clusterSnat)));
+    if (affinity !== undefined) {
+      flows.push(
+        tableFlow(ctx, C, 'ServiceLB', 190, withMarks(fe.match, EpToLearnRegMark), [
+          learnAffinity(ctx, svc, affinity),
+          loadMark(EpSelectedRegMark),
+          gotoTable(ctx, 'EndpointDNAT'),
+        ]),
+      );
+    }
   }
-  return { flows, groups: [group] };
+  if (svc.endpoints.length > 0) flows.push(...dnatFlows(ctx, svc, svc.groupId, svc.endpoints));
+  if (local) flows.push(...dnatFlows(ctx, svc, local.groupId, local.endpoints));
+  return { flows, groups };
 }
 
 function uniqueEndpoints(endpoints: readonly ServiceEndpoint[]): ServiceEndpoint[] {

@@ -27,7 +27,8 @@ export function tunnelFlows(ctx: FlowContext, tunnelOfport: number): Flow[] {
     tableFlow(ctx, C, 'Classifier', 200, { in_port: tunnelOfport }, [
       loadMark(FromTunnelRegMark),
       loadMark(RewriteMACRegMark),
-      gotoTable(ctx, 'ConntrackZone'),
+      // Through UnSNAT when there is one: replies to connections SNATed to the gateway IP (proxyAll).
+      gotoTable(ctx, ctx.pipeline.has('UnSNAT') ? 'UnSNAT' : 'ConntrackZone'),
     ]),
     tableFlow(ctx, C, 'L2ForwardingCalc', 200, { eth_dst: GLOBAL_VIRTUAL_MAC }, [
       loadField(TargetOFPortField, tunnelOfport),
