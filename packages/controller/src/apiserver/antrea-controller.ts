@@ -28,6 +28,7 @@ import { KubeTierClient } from '../kube/tier-client.js';
 import { ControllerInfoReporter } from '../monitoring/controller-info.js';
 import { ControllerMetrics } from '../monitoring/controller-metrics.js';
 import { KubeControllerInfoClient } from '../monitoring/kube-controller-info-client.js';
+import { StatusUpdateMetrics } from '../monitoring/status-update-metrics.js';
 import { TimedPolicyEngine } from '../monitoring/timed-engine.js';
 import type { CidrAllocatorOptions } from '../nodeipam/cidr-allocator.js';
 import { KubeNodeClient } from '../nodeipam/kube-node-client.js';
@@ -172,7 +173,12 @@ export class AntreaController {
         : undefined;
     if (egressInformers) admission?.followEgress(egressInformers);
     this.#status = config.antreaPolicy
-      ? new StatusController(this.networkPolicies, new KubeStatusWriter(kc), clock, logger)
+      ? new StatusController(
+          this.networkPolicies,
+          new StatusUpdateMetrics(this.metricsRegistry).counting(new KubeStatusWriter(kc)),
+          clock,
+          logger,
+        )
       : undefined;
 
     const counts = () => ({
