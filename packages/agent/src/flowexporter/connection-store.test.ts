@@ -131,4 +131,17 @@ describe('ConnectionStore', () => {
     expect(s.expire(10_000, 2).map((f) => f.conn.srcPort)).toEqual([1, 2]);
     expect(s.expire(10_000, 2).map((f) => f.conn.srcPort)).toEqual([3]);
   });
+
+  it('keeps only the protocols of protocolFilter', () => {
+    const s = new ConnectionStore({
+      activeTimeoutMs: 5000,
+      idleTimeoutMs: 15_000,
+      staleTimeoutMs: 60_000,
+      metadata,
+      serviceMarkBit: 0x10,
+      protocols: [17],
+    });
+    s.update(dump(web(), web({ proto: 'udp', sport: 5000 })), 0);
+    expect(s.expire(5000, 10).map((f) => f.conn.protocol)).toEqual([17]);
+  });
 });

@@ -27,6 +27,8 @@ export interface ConnectionStoreOptions {
   readonly metadata: ConnectionMetadata;
   /** ct_mark bit set on Service connections (ServiceCTMark). */
   readonly serviceMarkBit: number;
+  /** IANA protocol numbers to keep; none or empty: all (Antrea's protocolFilter). */
+  readonly protocols?: readonly number[];
 }
 
 /** A record to export: the connection as it was when its deadline came, and why it is exported. */
@@ -136,6 +138,7 @@ export class ConnectionStore {
   }
 
   private add(key: string, e: ConntrackEntry, nowMs: number): void {
+    if (this.o.protocols?.length && !this.o.protocols.includes(e.protocol)) return;
     const md = this.o.metadata;
     const srcPod = md.podByIp(e.orig.src);
     const dstPod = md.podByIp(e.reply.src);

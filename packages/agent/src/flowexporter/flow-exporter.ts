@@ -26,6 +26,8 @@ export interface FlowExporterOptions {
   /** Antrea's conntrack zone (65520). */
   readonly zone: number;
   readonly serviceMarkBit: number;
+  /** IANA protocol numbers to export; empty: all. */
+  readonly protocols?: readonly number[];
   readonly metadata: ConnectionMetadata;
   readonly classify: IpClassifier;
   readonly networkPolicyOnly: boolean;
@@ -73,6 +75,7 @@ export class FlowExporter {
       staleTimeoutMs: o.staleTimeoutMs ?? Math.max(300_000, 2 * Math.max(o.activeTimeoutMs, o.idleTimeoutMs)),
       metadata: o.metadata,
       serviceMarkBit: o.serviceMarkBit,
+      ...(o.protocols ? { protocols: o.protocols } : {}),
     });
   }
 
@@ -198,6 +201,14 @@ export class FlowExporter {
     if (!ip) throw new Error(`Service ${host} has no ClusterIP (or cannot be looked up)`);
     return ip;
   }
+}
+
+/** Reads the Node's conntrack through its ovs-vswitchd (`ovs-appctl dpctl/dump-conntrack`), one zone. */
+export function ovsConntrackDump(
+  appctl: (args: readonly string[]) => Promise<string>,
+  zone: number,
+): () => Promise<string> {
+  return () => appctl(['dpctl/dump-conntrack', '-m', '-s', `zone=${zone}`]);
 }
 
 /** Antrea's observation domain id: the 32-bit FNV-1 hash of the Node name. */

@@ -1,0 +1,93 @@
+import { AgentError } from '../errors.js';
+import { type CollectorAddress, parseCollectorAddress } from './collector-address.js';
+
+/**
+ * antrea-agent.conf `flowExporter` with `featureGates.FlowExporter` (Antrea's keys and defaults).
+ * Records are exported only with the gate on and `enable` true: Antrea's static destination.
+ * Antrea's FlowExporterDestination CRD (more destinations) is not implemented.
+ */
+export interface FlowExporterConfig {
+  /** `featureGates.FlowExporter`: off by default, as in Antrea. */
+  readonly featureGate: boolean;
+  /** `flowExporter.enable`: the static destination below. */
+  readonly enable: boolean;
+  readonly collector: CollectorAddress;
+  readonly pollIntervalMs: number;
+  readonly activeTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  /** IANA protocol numbers exported; empty: all (Antrea's protocolFilter). */
+  readonly protocols: readonly number[];
+}
+
+/** The file's keys, as Antrea writes them (durations as Go duration strings). */
+export interface FlowExporterFileSection {
+  readonly enable?: boolean;
+  readonly flowCollectorAddr?: string;
+  readonly flowPollInterval?: string;
+  readonly activeFlowExportTimeout?: string;
+  readonly idleFlowExportTimeout?: string;
+  readonly protocolFilter?: readonly string[] | null;
+}
+
+/** Antrea's chart defaults, with tcp instead of its `grpc`/`tls` (not spoken here). */
+export const FLOW_EXPORTER_DEFAULTS: FlowExporterFileSection = Object.freeze({
+  enable: false,
+  flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:tcp',
+  flowPollInterval: '5s',
+  activeFlowExportTimeout: '5s',
+  idleFlowExportTimeout: '15s',
+});
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** A Go duration string (`5s`, `1m30s`, `500ms`) in milliseconds. */
+export function parseDuration(key: string, text: string): number {
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let at = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    total += Number(m[1]) * UNIT_MS[m[2]!]!;
+    at = re.lastIndex;
+  }
+  if (!text || at !== text.length)
+    throw new AgentError('AGENT_CONFIG_INVALID', `flowExporter.${key}: bad duration ${JSON.stringify(text)}`);
+  return total;
+}
+
+const PROTOCOLS: Readonly<Record<string, number>> = { tcp: 6, udp: 17, sctp: 132 };
+
+/** Validated config from the file's section and the gate. */
+export function flowExporterConfig(
+  file: FlowExporterFileSection | undefined,
+  featureGate: boolean | undefined,
+): FlowExporterConfig {
+  const f = { ...FLOW_EXPORTER_DEFAULTS, ...file };
+  const pollIntervalMs = parseDuration('flowPollInterval', f.flowPollInterval!);
+  // Antrea's floor: conntrack is not read more than once a second.
+  if (pollIntervalMs < 1000) {
+    throw new AgentError('AGENT_CONFIG_INVALID', 'flowExporter.flowPollInterval must be at least 1s');
+  }
+  const protocols = (f.protocolFilter ?? []).map((p) => {
+    const n = PROTOCOLS[p.toLowerCase()];
+    if (n === undefined)
+      throw new AgentError('AGENT_CONFIG_INVALID', `flowExporter.protocolFilter: unknown protocol ${p}`);
+    return n;
+  });
+  return Object.freeze({
+    featureGate: featureGate ?? false,
+    enable: f.enable ?? false,
+    collector: parseCollectorAddress(f.flowCollectorAddr!),
+    pollIntervalMs,
+    activeTimeoutMs: parseDuration('activeFlowExportTimeout', f.activeFlowExportTimeout!),
+    idleTimeoutMs: parseDuration('idleFlowExportTimeout', f.idleFlowExportTimeout!),
+    protocols: Object.freeze(protocols),
+  });
+}
