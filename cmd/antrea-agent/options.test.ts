@@ -89,3 +89,28 @@ describe('antrea-agent options: NodePortLocal', () => {
     );
   });
 });
+
+describe('antrea-agent options: Egress', () => {
+  it("reads Antrea's egress keys, with Antrea's defaults (no exceptions, 255 IPs per Node)", () => {
+    expect(withConf('ovsBridge: br-int\n').agent.egressConfig).toEqual({
+      exceptCIDRs: [],
+      maxEgressIPsPerNode: 255,
+    });
+    // An empty list renders as null in Antrea's chart; 0 means the default.
+    expect(withConf('egress:\n  exceptCIDRs:\n  maxEgressIPsPerNode: 0\n').agent.egressConfig).toEqual({
+      exceptCIDRs: [],
+      maxEgressIPsPerNode: 255,
+    });
+    const o = withConf('egress:\n  exceptCIDRs: [10.1.0.0/16, "fd00::/8"]\n  maxEgressIPsPerNode: 3\n');
+    expect(o.agent.egressConfig).toEqual({
+      exceptCIDRs: ['10.1.0.0/16', 'fd00::/8'],
+      maxEgressIPsPerNode: 3,
+    });
+  });
+
+  it('refuses a cap above 255 and an exceptCIDR that does not parse', () => {
+    for (const bad of ['egress:\n  maxEgressIPsPerNode: 256\n', 'egress:\n  exceptCIDRs: [10.1.0.0]\n']) {
+      expect(() => withConf(bad)).toThrow(expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }));
+    }
+  });
+});

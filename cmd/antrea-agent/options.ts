@@ -49,6 +49,7 @@ interface AgentConfFile {
   fqdnCacheMinTTL?: number;
   featureGates?: Record<string, boolean>;
   nodePortLocal?: { enable?: boolean; portRange?: string };
+  egress?: { exceptCIDRs?: string[] | null; maxEgressIPsPerNode?: number };
 }
 
 function port(value: string): number {
@@ -173,6 +174,10 @@ export function loadOptions(
   set('dnsServerOverride', file.dnsServerOverride);
   set('fqdnCacheMinTTL', file.fqdnCacheMinTTL);
   set('egress', file.featureGates?.['Egress']);
+  set('egressConfig', {
+    exceptCIDRs: file.egress?.exceptCIDRs ?? DEFAULT_CONFIG.egressConfig.exceptCIDRs,
+    maxEgressIPsPerNode: file.egress?.maxEgressIPsPerNode ?? DEFAULT_CONFIG.egressConfig.maxEgressIPsPerNode,
+  });
   // An empty portRange takes the default, as in Antrea.
   set('nodePortLocal', {
     enable: file.nodePortLocal?.enable ?? DEFAULT_CONFIG.nodePortLocal.enable,

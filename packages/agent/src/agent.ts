@@ -25,6 +25,7 @@ import { InterfaceStore } from './cniserver/interface-store.js';
 import { PodConfigurator, podFlowOwner } from './cniserver/pod-configurator.js';
 import { type AgentConfig, pipelineFeatures, podMtu } from './config.js';
 import { EgressAgent } from './egress/egress-agent.js';
+import { removeEgressState } from './egress/egress-removal.js';
 import type { EgressSource } from './egress/egress-source.js';
 import { AgentError } from './errors.js';
 import type { NodeInfo, NodeSource } from './k8s/node-source.js';
@@ -535,11 +536,18 @@ export class Agent {
         gatewayName: config.gatewayName,
         gatewayMac,
         logger: this.log,
+        maxEgressIpsPerNode: config.egressConfig.maxEgressIPsPerNode,
+        exceptCidrs: config.egressConfig.exceptCIDRs,
         ...(deps.now ? { now: deps.now } : {}),
       });
       await this.egress
         .start(signal)
         .catch((err: unknown) => this.log.error({ err }, 'Egress failed to start'));
+    } else {
+      // Off (or unusable here): a previous run's Egress IPs and chains go.
+      await removeEgressState(deps.nodeRunner, transport.name, this.log).catch((err: unknown) =>
+        this.log.warn({ err }, 'removing Egress state failed'),
+      );
     }
 
     // 5. Everything is re-installed with this round's cookies: what still carries the previous

@@ -78,6 +78,8 @@ export interface AgentConfig {
    * Antrea; off by default here for now, because it adds the EgressMark table (table ids shift).
    */
   readonly egress?: boolean;
+  /** Egress settings (antrea-agent.conf `egress`), used when the gate is on. */
+  readonly egressConfig: EgressConfig;
   /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
   readonly nodePortLocal: NodePortLocalConfig;
   /**
@@ -85,6 +87,14 @@ export interface AgentConfig {
    * reach ClusterIPs; empty: each proxied ClusterIP gets a /32 route instead.
    */
   readonly serviceCIDR?: string;
+}
+
+/** Antrea's `egress` keys this agent honours. */
+export interface EgressConfig {
+  /** Destinations the selected Pods reach without Egress SNAT (from their own Node); IPv6 ones are ignored. */
+  readonly exceptCIDRs: readonly string[];
+  /** Pool IPs one Node holds at most (1-255; 0 means the default 255); a Node's annotation overrides it. */
+  readonly maxEgressIPsPerNode: number;
 }
 
 /** Antrea's `nodePortLocal` keys. */
@@ -142,6 +152,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   }),
   dnsServerOverride: '',
   fqdnCacheMinTTL: 0,
+  egressConfig: Object.freeze({ exceptCIDRs: Object.freeze([]), maxEgressIPsPerNode: 255 }),
   nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
 });
 
@@ -175,6 +186,7 @@ export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string })
     );
   }
   cfg.nodePortLocal = Object.freeze({ ...cfg.nodePortLocal });
+  cfg.egressConfig = egressConfig(cfg.egressConfig);
   if (!cfg.nodeName) throw new AgentError('AGENT_CONFIG_INVALID', 'nodeName is required');
   return Object.freeze(cfg);
 }
@@ -186,6 +198,24 @@ function isIpv4Cidr(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Checks and freezes the `egress` keys: CIDRs that parse, a cap of 0-255 (0: the default 255). */
+function egressConfig(c: EgressConfig): EgressConfig {
+  for (const cidr of c.exceptCIDRs) {
+    if (!cidr.includes(':')) parseCidr(cidr);
+    else if (!cidr.includes('/')) {
+      throw new AgentError('AGENT_CONFIG_INVALID', `egress.exceptCIDRs: not a CIDR: ${cidr}`);
+    }
+  }
+  const max = c.maxEgressIPsPerNode;
+  if (!Number.isInteger(max) || max < 0 || max > 255) {
+    throw new AgentError('AGENT_CONFIG_INVALID', `egress.maxEgressIPsPerNode ${max} is not an integer 0-255`);
+  }
+  return Object.freeze({
+    exceptCIDRs: Object.freeze([...c.exceptCIDRs]),
+    maxEgressIPsPerNode: max === 0 ? DEFAULT_CONFIG.egressConfig.maxEgressIPsPerNode : max,
+  });
 }
 
 /** Whether the mode needs antrea-tun0 at all. */

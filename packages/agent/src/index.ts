@@ -21,6 +21,8 @@ export * from './config.js';
 export * from './egress/egress-agent.js';
 export * from './egress/egress-group-cache.js';
 export * from './egress/egress-node-selection.js';
+export * from './egress/egress-placement.js';
+export * from './egress/egress-removal.js';
 export * from './egress/egress-source.js';
 export * from './egress/kube-egress-source.js';
 export * from './errors.js';

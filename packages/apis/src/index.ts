@@ -5,4 +5,5 @@ export * from './controlplane/index.js';
 export * from './controlplane-proto/index.js';
 export * from './crd/index.js';
 export * from './k8s-proto/index.js';
+export * from './labels/index.js';
 export * from './supportbundle/index.js';

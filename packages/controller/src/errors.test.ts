@@ -3,7 +3,6 @@ import {
   ControllerError,
   ErrorCodes,
   InvalidCIDRError,
-  InvalidSelectorError,
   StoreConflictError,
   StoreNotFoundError,
 } from './errors.js';
@@ -14,7 +13,6 @@ describe('error catalogue', () => {
     expect(new Set(codes).size).toBe(codes.length);
     for (const c of codes) expect(c).toMatch(/^CONTROLLER_[A-Z_]+$/);
     const errs = [
-      new InvalidSelectorError('x'),
       new InvalidCIDRError('y'),
       new StoreConflictError('K', 'n'),
       new StoreNotFoundError('K', 'n'),

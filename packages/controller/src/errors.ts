@@ -1,7 +1,6 @@
 // Every error the controller package throws carries a fixed code; callers branch on `code`.
 
 export const ErrorCodes = {
-  INVALID_SELECTOR: 'CONTROLLER_INVALID_SELECTOR',
   INVALID_CIDR: 'CONTROLLER_INVALID_CIDR',
   INVALID_OBJECT: 'CONTROLLER_INVALID_OBJECT',
   STORE_CONFLICT: 'CONTROLLER_STORE_CONFLICT',
@@ -27,13 +26,6 @@ export class ControllerError extends Error {
   /** Works across duplicated copies of this package, unlike instanceof. */
   static is(err: unknown): err is ControllerError {
     return typeof err === 'object' && err !== null && kControllerError in err;
-  }
-}
-
-export class InvalidSelectorError extends ControllerError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(ErrorCodes.INVALID_SELECTOR, message, options);
-    this.name = 'InvalidSelectorError';
   }
 }
 

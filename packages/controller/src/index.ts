@@ -23,7 +23,6 @@ export * from './informers/informers.js';
 export * from './inputs.js';
 export * from './kube/tier-client.js';
 export * from './labels/group-selector.js';
-export * from './labels/selector.js';
 export * from './monitoring/controller-info.js';
 export * from './monitoring/controller-metrics.js';
 export * from './monitoring/kube-controller-info-client.js';

@@ -2,7 +2,7 @@
 // are those of Antrea's pkg/apis/crd/v1beta1 Go types, so objects decoded from the API server (or
 // typed with @antrea-ts/apis crd types) fit without conversion. Only the fields the policy
 // computation reads are listed.
-import type { LabelSelector } from './labels/selector.js';
+import type { AnyLabelSelector } from '@antrea-ts/apis';
 
 export interface InputObjectMeta {
   name?: string;
@@ -32,25 +32,25 @@ export interface CrdPeerNamespaces {
 
 export interface CrdNetworkPolicyPeer {
   ipBlock?: CrdIPBlock;
-  podSelector?: LabelSelector;
-  namespaceSelector?: LabelSelector;
+  podSelector?: AnyLabelSelector;
+  namespaceSelector?: AnyLabelSelector;
   namespaces?: CrdPeerNamespaces;
-  externalEntitySelector?: LabelSelector;
+  externalEntitySelector?: AnyLabelSelector;
   group?: string;
   fqdn?: string;
   serviceAccount?: CrdNamespacedName;
-  nodeSelector?: LabelSelector;
+  nodeSelector?: AnyLabelSelector;
   scope?: string;
 }
 
 export interface CrdAppliedTo {
-  podSelector?: LabelSelector;
-  namespaceSelector?: LabelSelector;
-  externalEntitySelector?: LabelSelector;
+  podSelector?: AnyLabelSelector;
+  namespaceSelector?: AnyLabelSelector;
+  externalEntitySelector?: AnyLabelSelector;
   group?: string;
   serviceAccount?: CrdNamespacedName;
   service?: CrdNamespacedName;
-  nodeSelector?: LabelSelector;
+  nodeSelector?: AnyLabelSelector;
 }
 
 export interface CrdNetworkPolicyPort {
@@ -143,12 +143,12 @@ export interface CrdTier {
 }
 
 export interface CrdGroupSpec {
-  podSelector?: LabelSelector;
-  namespaceSelector?: LabelSelector;
-  nodeSelector?: LabelSelector;
+  podSelector?: AnyLabelSelector;
+  namespaceSelector?: AnyLabelSelector;
+  nodeSelector?: AnyLabelSelector;
   ipBlocks?: CrdIPBlock[];
   serviceReference?: CrdNamespacedName;
-  externalEntitySelector?: LabelSelector;
+  externalEntitySelector?: AnyLabelSelector;
   childGroups?: string[];
 }
 

@@ -5,8 +5,8 @@ import type { CommandRunner } from '../net/command-runner.js';
  * (antrea-egress0); with OVS's userspace datapath a tunnel is terminated in OVS only for addresses
  * of a bridge's internal port, and other Nodes tunnel to the Egress IP itself, so the IPs go on the
  * transport interface. They carry no label: OVS's tunnel port map skips addresses whose label
- * differs from the device name. What is ours after a restart is told by the pools: a /32 inside an
- * ExternalIPPool range is the Egress feature's to manage.
+ * differs from the device name. Which /32s are the agent's is recorded in the Egress SNAT chain
+ * (see EgressSnatRule.assigned), not told by the address itself.
  */
 export class EgressAddresses {
   constructor(
@@ -14,7 +14,7 @@ export class EgressAddresses {
     readonly device: string,
   ) {}
 
-  /** The /32 addresses on the device that `managed` claims (pool addresses). */
+  /** The /32 addresses on the device that `managed` claims. */
   async owned(managed: (ip: string) => boolean): Promise<string[]> {
     const out = await this.runner.run(['ip', '-o', '-4', 'addr', 'show', 'dev', this.device]);
     return [...out.matchAll(/inet (\d+\.\d+\.\d+\.\d+)\/32/g)].map((m) => m[1] ?? '').filter(managed);

@@ -8,7 +8,7 @@ import { CookieAllocator } from '../openflow/cookie.js';
 import { FlowCache } from '../openflow/flow-cache.js';
 import type { FlowSwitch, GroupChange } from '../openflow/of-connection.js';
 import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
-import { EgressAgent } from './egress-agent.js';
+import { EgressAgent, type EgressAgentOptions } from './egress-agent.js';
 import type { EgressNodeInfo, EgressSource } from './egress-source.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
@@ -84,9 +84,11 @@ const noController: ControllerConnection = {
 
 describe('EgressAgent', () => {
   let agent: EgressAgent | undefined;
+  let agentOptions: Partial<EgressAgentOptions> = {};
   afterEach(async () => {
     await agent?.stop();
     agent = undefined;
+    agentOptions = {};
   });
 
   const startAgent = async (runner: FakeRunner, source: FakeSource) => {
@@ -106,6 +108,7 @@ describe('EgressAgent', () => {
       logger,
       syncWaitMs: 0,
       retryMs: 60_000,
+      ...agentOptions,
     });
     await agent.start();
     await agent.idle();
@@ -143,10 +146,12 @@ describe('EgressAgent', () => {
     expect(source.statuses.map((s) => s.egressIP).sort()).toEqual(['10.0.0.5', '10.0.0.6']);
   });
 
-  it('after a restart, releases the pool IPs no Egress puts here, takes its own, leaves other addresses', async () => {
+  it('after a restart, releases the IPs it assigned that no Egress wants here, takes its own, leaves other addresses', async () => {
+    // The previous run assigned 10.0.0.201, whose pool was deleted while the agent was down;
+    // 10.0.0.5 is a /32 someone else put there.
     const pool = {
       metadata: { name: 'pool' },
-      spec: { ipRanges: [{ start: '10.0.0.200', end: '10.0.0.201' }], nodeSelector: {} },
+      spec: { ipRanges: [{ start: '10.0.0.200', end: '10.0.0.200' }], nodeSelector: {} },
     } as ExternalIPPool;
     const runner = new FakeRunner(
       [
@@ -154,16 +159,42 @@ describe('EgressAgent', () => {
         '2: br-phy    inet 10.0.0.5/32 scope global br-phy\\       valid_lft forever',
         '2: br-phy    inet 10.0.0.201/32 scope global br-phy\\       valid_lft forever',
       ].join('\n'),
-      '',
+      '-A ANTREA-EGRESS ! -o antrea-gw0 -m mark --mark 0x1/0xff -m comment --comment "Antrea: SNAT Egress packets to an IP the agent assigned" -j SNAT --to-source 10.0.0.201',
     );
     await startAgent(runner, new FakeSource([poolEgress('p', 'pool', '10.0.0.200')], [pool]));
-    const addrChanges = runner.calls.filter((c) => /^ip addr (del|replace)/.test(c));
-    expect(addrChanges).toEqual([
+    const changes = runner.calls.filter((c) => /^(ip addr (del|replace)|iptables-restore)/.test(c));
+    // The old IP goes before the chain forgets it; the new one is recorded before it is added.
+    expect(changes).toEqual([
       'ip addr del 10.0.0.201/32 dev br-phy',
+      'iptables-restore --noflush -w 5',
       'ip addr replace 10.0.0.200/32 dev br-phy',
     ]);
     expect(runner.restores.at(-1)).toContain(
-      '--mark 0x1/0xff -m comment --comment "Antrea: SNAT Egress packets" -j SNAT --to-source 10.0.0.200',
+      '--mark 0x1/0xff -m comment --comment "Antrea: SNAT Egress packets to an IP the agent assigned" -j SNAT --to-source 10.0.0.200',
+    );
+    expect(runner.restores.at(-1)).not.toContain('10.0.0.201');
+  });
+
+  it('reports AssignmentError when every selected Node holds its maximum of Egress IPs', async () => {
+    const pool = {
+      metadata: { name: 'pool' },
+      spec: { ipRanges: [{ start: '10.0.0.200', end: '10.0.0.201' }], nodeSelector: {} },
+    } as ExternalIPPool;
+    const older = poolEgress('a', 'pool', '10.0.0.200');
+    older.metadata.creationTimestamp = new Date('2026-01-01T00:00:00Z');
+    const newer = poolEgress('b', 'pool', '10.0.0.201');
+    newer.metadata.creationTimestamp = new Date('2026-01-02T00:00:00Z');
+    const source = new FakeSource([newer, older], [pool]);
+    const runner = new FakeRunner('', '');
+    agentOptions = { maxEgressIpsPerNode: 1 };
+    await startAgent(runner, source);
+    expect(runner.calls.filter((c) => c.startsWith('ip addr replace'))).toEqual([
+      'ip addr replace 10.0.0.200/32 dev br-phy',
+    ]);
+    const failed = source.statuses.find((s) => s.conditions?.some((c) => c.status === 'False'));
+    expect(failed?.egressNode).toBeUndefined();
+    expect(failed?.conditions?.[0]?.message).toBe(
+      'Failed to assign the IP to EgressNode: no Node available: every Ready Node ExternalIPPool pool selects holds its maximum of Egress IPs',
     );
   });
 });

@@ -1,12 +1,5 @@
 import type { CrdCondition, Egress, EgressConditionType, EgressStatus } from '@antrea-ts/apis';
-import {
-  EGRESS_CONDITION_REASONS,
-  ipv4ToNumber,
-  poolRanges,
-  rangesContain,
-  SyncLoop,
-  withEgressCondition,
-} from '@antrea-ts/apis';
+import { EGRESS_CONDITION_REASONS, SyncLoop, withEgressCondition } from '@antrea-ts/apis';
 import type { Logger } from 'pino';
 import type { CommandRunner } from '../net/command-runner.js';
 import type { ControllerConnection } from '../networkpolicy/controller-connection.js';
@@ -22,8 +15,8 @@ import {
   EgressGroupCache,
 } from './egress-group-cache.js';
 import { chooseEgressNode } from './egress-node-selection.js';
+import { MAX_EGRESS_IPS_UPPER_BOUND, schedulePoolEgresses } from './egress-placement.js';
 import type { EgressSource } from './egress-source.js';
-import { selectorMatches } from './label-match.js';
 
 export interface EgressAgentOptions {
   nodeName: string;
@@ -41,6 +34,10 @@ export interface EgressAgentOptions {
   retryMs?: number;
   /** How long start() waits for the first sync with the controller's EgressGroups (default 5 s). */
   syncWaitMs?: number;
+  /** `egress.maxEgressIPsPerNode`: pool IPs a Node holds at most, unless its annotation says (default 255). */
+  maxEgressIpsPerNode?: number;
+  /** `egress.exceptCIDRs`: destinations the Egress Pods reach from their own Node, without Egress SNAT. */
+  exceptCidrs?: readonly string[];
 }
 
 /** Where one Egress's IP lives, as this agent computes it. */
@@ -49,13 +46,18 @@ interface Placement {
   readonly ip: string;
   /** This Node holds the IP. */
   readonly local: boolean;
-  /** No Node qualifies for the pool Egress, and this Node is the one that says so in its status. */
-  readonly reportsUnplaced?: boolean;
+  /** No Node qualifies for the pool Egress (why), and this Node is the one that says so in its status. */
+  readonly reportsUnplaced?: keyof typeof UNPLACED_MESSAGES | undefined;
 }
 
 const OWNER_PREFIX = 'egress/';
 const STATIC_OWNER = 'egress-static';
 const MAX_MARK = 255;
+const UNPLACED_MESSAGES = {
+  noNode: (pool: string) => `no Ready Node is selected by ExternalIPPool ${pool}`,
+  full: (pool: string) =>
+    `no Node available: every Ready Node ExternalIPPool ${pool} selects holds its maximum of Egress IPs`,
+};
 
 /**
  * antrea-agent's Egress side (Antrea pkg/agent/controller/egress). Every agent computes the same
@@ -74,6 +76,12 @@ export class EgressAgent {
   readonly #snat: EgressSnat;
   /** SNAT marks of this Node's Egress IPs, kept stable while an IP stays here. */
   readonly #marks = new Map<string, number>();
+  /**
+   * The pool IPs this agent put on the transport interface and has not removed yet (read back from
+   * the SNAT chain at start, where each sync records them): whatever of these no Egress wants here
+   * any more goes, even when its Egress or pool was deleted while the agent was down.
+   */
+  #assigned = new Set<string>();
   #started = false;
   readonly #loop: SyncLoop;
   #firstSynced: () => void = () => {};
@@ -119,6 +127,7 @@ export class EgressAgent {
     for (const r of previous) {
       const taken = new Set(this.#marks.values());
       if (r.mark >= 1 && r.mark <= MAX_MARK && !taken.has(r.mark)) this.#marks.set(r.ip, r.mark);
+      if (r.assigned) this.#assigned.add(r.ip);
     }
     this.#watch.start(signal);
     this.#loop.start();
@@ -143,39 +152,37 @@ export class EgressAgent {
 
   async #placements(): Promise<Placement[]> {
     const nodes = this.#o.source.nodes().filter((n) => n.ready);
+    const egresses = this.#o.source.egresses();
     const out: Placement[] = [];
-    // Read once per sync, and only when a static Egress needs it.
-    let nodeAddresses: Promise<Set<string>> | undefined;
-    for (const egress of this.#o.source.egresses()) {
-      const ip = egress.spec.egressIP;
-      // IPv4 only; a pool Egress waits for the controller to write its IP.
-      if (!ip || ip.includes(':')) continue;
-      const poolName = egress.spec.externalIPPool;
-      if (poolName) {
-        const pool = this.#o.source.pool(poolName);
-        if (!pool) continue;
-        const candidates = nodes.filter((n) => selectorMatches(pool.spec.nodeSelector ?? {}, n.labels));
-        const owner = chooseEgressNode(
-          egress.metadata.name ?? '',
-          candidates.map((n) => n.name),
-        );
-        // As Antrea: with no owner, one Node (the IP's hash over the Ready Nodes) writes the failure.
-        const reporter = owner
-          ? undefined
-          : chooseEgressNode(
-              ip,
+    const scheduled = schedulePoolEgresses({
+      egresses,
+      pool: (name) => this.#o.source.pool(name),
+      nodes,
+      maxEgressIpsPerNode: this.#o.maxEgressIpsPerNode ?? MAX_EGRESS_IPS_UPPER_BOUND,
+    });
+    for (const p of scheduled) {
+      // As Antrea: with no owner, one Node (the IP's hash over the Ready Nodes) writes the failure.
+      const reporter =
+        p.node === undefined
+          ? chooseEgressNode(
+              p.ip,
               nodes.map((n) => n.name),
-            );
-        out.push({
-          egress,
-          ip,
-          local: owner === this.#o.nodeName,
-          reportsUnplaced: reporter === this.#o.nodeName,
-        });
-      } else {
-        nodeAddresses ??= this.#addresses.nodeAddresses();
-        out.push({ egress, ip, local: (await nodeAddresses).has(ip) });
-      }
+            )
+          : undefined;
+      out.push({
+        egress: p.egress,
+        ip: p.ip,
+        local: p.node === this.#o.nodeName,
+        reportsUnplaced: p.node === undefined && reporter === this.#o.nodeName ? p.why : undefined,
+      });
+    }
+    // Static egressIP without a pool: read the Node's addresses once per sync, and only when needed.
+    let nodeAddresses: Promise<Set<string>> | undefined;
+    for (const egress of egresses) {
+      const ip = egress.spec.egressIP;
+      if (!ip || ip.includes(':') || egress.spec.externalIPPool) continue;
+      nodeAddresses ??= this.#addresses.nodeAddresses();
+      out.push({ egress, ip, local: (await nodeAddresses).has(ip) });
     }
     return out;
   }
@@ -198,28 +205,40 @@ export class EgressAgent {
       this.#marks.set(ip, mark);
     }
 
-    // 1. Addresses: the IPs of pool Egresses this Node holds, and none of ours that it no longer holds.
-    const wantedAddresses = new Set(local.filter((p) => p.egress.spec.externalIPPool).map((p) => p.ip));
-    const present = new Set(await this.#addresses.owned(this.#poolAddressTest()));
+    // 1. Addresses this agent assigned that no Egress wants here any more go first; the SNAT chain
+    //    still records them, so a failure here leaves them known to the next sync or run.
+    //    Only an IP with a mark is taken: its SNAT rule is what records it as ours.
+    const wanted = new Set(
+      local.filter((p) => p.egress.spec.externalIPPool && this.#marks.has(p.ip)).map((p) => p.ip),
+    );
+    const present = new Set(await this.#addresses.owned((ip) => this.#assigned.has(ip) || wanted.has(ip)));
     for (const ip of present) {
-      if (!wantedAddresses.has(ip)) {
-        this.#log.info({ ip }, 'releasing Egress IP');
-        await this.#addresses.remove(ip);
-      }
+      if (wanted.has(ip) || !this.#assigned.has(ip)) continue;
+      this.#log.info({ ip }, 'releasing Egress IP');
+      await this.#addresses.remove(ip);
     }
-    for (const ip of wantedAddresses) {
+
+    // 2. SNAT for the IPs here, before flows send packets to it, recording which IPs are assigned;
+    //    then the IPs not on the interface yet.
+    const rules: EgressSnatRule[] = [...this.#marks].map(([ip, mark]) => ({
+      ip,
+      mark,
+      assigned: wanted.has(ip),
+    }));
+    await this.#snat.ensure(rules);
+    this.#assigned = wanted;
+    for (const ip of wanted) {
       if (present.has(ip)) continue;
       this.#log.info({ ip }, 'taking Egress IP');
       await this.#addresses.add(ip);
     }
 
-    // 2. SNAT for the IPs here, before flows send packets to it.
-    const rules: EgressSnatRule[] = [...this.#marks].map(([ip, mark]) => ({ ip, mark }));
-    await this.#snat.ensure(rules);
-
     // 3. Flows: the entries and Node IP exceptions, then per Egress; owners of Egresses gone are removed.
     const nodeIps = this.#o.source.nodes().flatMap((n) => (n.internalIp ? [n.internalIp] : []));
-    await this.#o.flows.replace(STATIC_OWNER, egressStaticFlows(this.#o.ctx, nodeIps));
+    await this.#o.flows.replace(
+      STATIC_OWNER,
+      egressStaticFlows(this.#o.ctx, nodeIps, this.#o.exceptCidrs ?? []),
+    );
     const owners = new Set<string>();
     for (const p of placements) {
       const owner = `${OWNER_PREFIX}${p.egress.metadata.name}`;
@@ -238,20 +257,9 @@ export class EgressAgent {
 
     // 4. Status of the Egresses this Node holds.
     for (const p of local) await this.#reportAssigned(p);
-    for (const p of placements) if (p.reportsUnplaced) await this.#reportUnplaced(p);
+    for (const p of placements)
+      if (p.reportsUnplaced) await this.#reportUnplaced(p.egress, p.reportsUnplaced);
     if (this.#groups.synced) this.#firstSynced();
-  }
-
-  /** Whether an address lies in an ExternalIPPool (so is the Egress feature's to add and remove). */
-  #poolAddressTest(): (ip: string) => boolean {
-    const ranges = this.#o.source.pools().flatMap((p) => {
-      const r = poolRanges(p);
-      return typeof r === 'string' ? [] : r;
-    });
-    return (ip) => {
-      const n = ipv4ToNumber(ip);
-      return n !== undefined && rangesContain(ranges, n);
-    };
   }
 
   async #reportAssigned(p: Placement): Promise<void> {
@@ -263,11 +271,11 @@ export class EgressAgent {
     if (written) this.#log.info({ egress: p.egress.metadata.name, ip: p.ip }, 'Egress assigned to this Node');
   }
 
-  async #reportUnplaced(p: Placement): Promise<void> {
-    await this.#writeIPAssigned(p.egress, undefined, undefined, {
+  async #reportUnplaced(egress: Egress, why: keyof typeof UNPLACED_MESSAGES): Promise<void> {
+    await this.#writeIPAssigned(egress, undefined, undefined, {
       status: 'False',
       reason: EGRESS_CONDITION_REASONS.assignmentError,
-      message: `Failed to assign the IP to EgressNode: no Ready Node is selected by ExternalIPPool ${p.egress.spec.externalIPPool}`,
+      message: `Failed to assign the IP to EgressNode: ${UNPLACED_MESSAGES[why](egress.spec.externalIPPool ?? '')}`,
     });
   }
 

@@ -1,7 +1,6 @@
 import { parseIPGo } from '@antrea-ts/apis';
 import { describe, expect, it } from 'vitest';
 import { EgressGroupCache } from './egress-group-cache.js';
-import { selectorMatches } from './label-match.js';
 
 const member = (name: string, ip: string) => ({ pod: { name, namespace: 'ns' }, ips: [parseIPGo(ip)!] });
 
@@ -22,24 +21,5 @@ describe('EgressGroupCache', () => {
     cache.apply('egressgroups', 'DELETED', 'eg', { metadata: { name: 'eg' } });
     expect(cache.podIps('eg')).toEqual([]);
     expect(changes).toBe(3);
-  });
-});
-
-describe('selectorMatches', () => {
-  it('follows metav1.LabelSelector semantics', () => {
-    const labels = { role: 'egress', zone: 'a' };
-    expect(selectorMatches({}, labels)).toBe(true);
-    expect(selectorMatches({ matchLabels: { role: 'egress' } }, labels)).toBe(true);
-    expect(selectorMatches({ matchLabels: { role: 'web' } }, labels)).toBe(false);
-    expect(
-      selectorMatches({ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }, labels),
-    ).toBe(true);
-    expect(
-      selectorMatches({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, labels),
-    ).toBe(false);
-    expect(selectorMatches({ matchExpressions: [{ key: 'gpu', operator: 'DoesNotExist' }] }, labels)).toBe(
-      true,
-    );
-    expect(selectorMatches({ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }, labels)).toBe(false);
   });
 });

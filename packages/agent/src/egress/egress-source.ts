@@ -8,6 +8,8 @@ export interface EgressNodeInfo {
   readonly ready: boolean;
   /** status.addresses InternalIP (IPv4). */
   readonly internalIp: string | undefined;
+  /** The Node's own Egress IP cap (annotation node.antrea.io/max-egress-ips), when valid. */
+  readonly maxEgressIps?: number | undefined;
 }
 
 /** Egresses, ExternalIPPools and Nodes from the API, and the Egress status writes of the agent. */

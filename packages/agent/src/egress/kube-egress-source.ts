@@ -18,6 +18,7 @@ import {
   type V1Node,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { maxEgressIpsOfNode } from './egress-placement.js';
 import type { EgressNodeInfo, EgressSource } from './egress-source.js';
 
 /** EgressSource on kube-apiserver: three list-watch informers and the Egress status subresource. */
@@ -83,6 +84,7 @@ export class KubeEgressSource implements EgressSource {
       ready: (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
       internalIp: n.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))
         ?.address,
+      maxEgressIps: maxEgressIpsOfNode(n.metadata?.annotations),
     }));
   }
 

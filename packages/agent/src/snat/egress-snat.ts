@@ -17,7 +17,16 @@ export interface EgressSnatRule {
   /** 1..255, unique per Egress IP on this Node. */
   readonly mark: number;
   readonly ip: string;
+  /**
+   * The agent put the IP on the transport interface (a pool IP), so it is the agent's to remove. The
+   * SNAT rule records it: the chain is the one place that outlives the agent and is written before
+   * the address is added and rewritten only after it is removed.
+   */
+  readonly assigned: boolean;
 }
+
+const SNAT_COMMENT = 'Antrea: SNAT Egress packets';
+const ASSIGNED_SUFFIX = ' to an IP the agent assigned';
 
 /** The source MAC OVS writes on packets of the Egress with this mark (locally administered). */
 export function egressSourceMac(mark: number): string {
@@ -41,7 +50,7 @@ export function egressSnatRestoreInput(gatewayName: string, rules: readonly Egre
     `:${EGRESS_SNAT_CHAIN} - [0:0]`,
     ...sorted.map(
       (r) =>
-        `-A ${EGRESS_SNAT_CHAIN} ! -o ${gatewayName} -m mark --mark ${hex(r.mark)}/${hex(EGRESS_MARK_MASK)} -m comment --comment "Antrea: SNAT Egress packets" -j SNAT --to-source ${r.ip}`,
+        `-A ${EGRESS_SNAT_CHAIN} ! -o ${gatewayName} -m mark --mark ${hex(r.mark)}/${hex(EGRESS_MARK_MASK)} -m comment --comment "${SNAT_COMMENT}${r.assigned ? ASSIGNED_SUFFIX : ''}" -j SNAT --to-source ${r.ip}`,
     ),
     'COMMIT',
     '',
@@ -49,15 +58,18 @@ export function egressSnatRestoreInput(gatewayName: string, rules: readonly Egre
 }
 
 const SNAT_LINE = new RegExp(
-  `^-A ${EGRESS_SNAT_CHAIN} .*-m mark --mark (0x[0-9a-f]+)/${hex(EGRESS_MARK_MASK)} .*-j SNAT --to-source (\\d+\\.\\d+\\.\\d+\\.\\d+)$`,
+  `^-A ${EGRESS_SNAT_CHAIN} .*-m mark --mark (0x[0-9a-f]+)/${hex(EGRESS_MARK_MASK)} .*--comment "${SNAT_COMMENT}(${ASSIGNED_SUFFIX})?" -j SNAT --to-source (\\d+\\.\\d+\\.\\d+\\.\\d+)$`,
 );
 
-/** The mark of each Egress IP in `iptables -t nat -S ANTREA-EGRESS` output; other lines are ignored. */
+/**
+ * The rule of each Egress IP in `iptables -t nat -S ANTREA-EGRESS` (or `iptables-save`) output;
+ * other lines are ignored.
+ */
 export function parseEgressSnatRules(saved: string): EgressSnatRule[] {
   const out: EgressSnatRule[] = [];
   for (const line of saved.split('\n')) {
     const m = SNAT_LINE.exec(line.trim());
-    if (m) out.push({ mark: Number(m[1]), ip: m[2]! });
+    if (m) out.push({ mark: Number(m[1]), ip: m[3]!, assigned: m[2] !== undefined });
   }
   return out;
 }
@@ -76,6 +88,41 @@ const jumpSpec = (target: string) => [
   '-j',
   target,
 ];
+
+/**
+ * What removes every trace of Egress from iptables, given `iptables-save` output: per table, the
+ * chain flushed, each jump to it deleted as saved, the chain deleted; undefined when there is
+ * nothing. One iptables-restore --noflush applies it atomically and touches no other rule.
+ */
+export function egressRemovalRestoreInput(saved: string): string | undefined {
+  const out: string[] = [];
+  for (const j of JUMPS) {
+    const lines = tableLines(saved, j.table);
+    const exists = lines.some((l) => l.startsWith(`:${j.target} `));
+    const jumps = lines.filter((l) => l.startsWith(`-A ${j.chain} `) && l.endsWith(` -j ${j.target}`));
+    if (!exists && jumps.length === 0) continue;
+    out.push(
+      `*${j.table}`,
+      ...(exists ? [`:${j.target} - [0:0]`] : []),
+      ...jumps.map((l) => `-D${l.slice(2)}`),
+      ...(exists ? [`-X ${j.target}`] : []),
+      'COMMIT',
+    );
+  }
+  return out.length === 0 ? undefined : [...out, ''].join('\n');
+}
+
+/** The lines of one table's section of `iptables-save` output. */
+function tableLines(saved: string, table: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const raw of saved.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('*')) current = line.slice(1);
+    else if (current === table) out.push(line);
+  }
+  return out;
+}
 
 /** Writes the Egress chains idempotently and keeps one jump to each at the head of its base chain. */
 export class EgressSnat {
@@ -114,19 +161,6 @@ export class EgressSnat {
   /** The rules a previous run left (none when the chain does not exist). */
   async existing(): Promise<EgressSnatRule[]> {
     return parseEgressSnatRules(await this.iptables(['-t', 'nat', '-S', EGRESS_SNAT_CHAIN]).catch(() => ''));
-  }
-
-  async cleanup(): Promise<void> {
-    for (const j of JUMPS) {
-      while (
-        await this.iptables(['-t', j.table, '-D', j.chain, ...jumpSpec(j.target)]).then(
-          () => true,
-          () => false,
-        )
-      );
-      await this.iptables(['-t', j.table, '-F', j.target]).catch(() => undefined);
-      await this.iptables(['-t', j.table, '-X', j.target]).catch(() => undefined);
-    }
   }
 
   private iptables(args: readonly string[]): Promise<string> {

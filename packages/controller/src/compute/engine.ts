@@ -1,5 +1,5 @@
 import type { GroupMember, IPBlock, NamedPort, Protocol, ServiceReference } from '@antrea-ts/apis';
-import { parseCIDR, parseIPGo } from '@antrea-ts/apis';
+import { type Labels, parseCIDR, parseIPGo, type Selector, SelectorCache } from '@antrea-ts/apis';
 import type { V1Namespace, V1NetworkPolicy, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
@@ -19,7 +19,6 @@ import type {
   CrdTier,
 } from '../inputs.js';
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
-import { type Labels, type Selector, SelectorCache } from '../labels/selector.js';
 import { addTo } from '../multimap.js';
 import { compactMap } from '../small-map.js';
 import { SmallSet } from '../small-set.js';

@@ -1,6 +1,8 @@
 // Go encoding/json output for the crd.antrea.io/v1beta1 Rule struct, byte for byte: Antrea names
 // unnamed rules after a hash of json.Marshal(rule), so the field order, omitempty behaviour and
 // Go's string escaping all matter. Only the types reachable from Rule are covered.
+
+import type { AnyLabelSelector } from '@antrea-ts/apis';
 import type {
   CrdAppliedTo,
   CrdIPBlock,
@@ -10,7 +12,6 @@ import type {
   CrdNetworkPolicyProtocol,
   CrdRule,
 } from '../inputs.js';
-import type { LabelSelector } from '../labels/selector.js';
 
 /** Go's json string encoding: HTML-safe escapes for <, >, & and the JS line separators. */
 export function goString(s: string): string {
@@ -43,7 +44,7 @@ function optList<T>(xs: readonly T[] | undefined | null, enc: (x: T) => string):
   return xs && xs.length > 0 ? `[${xs.map(enc).join(',')}]` : undefined;
 }
 
-function labelSelector(sel: LabelSelector | undefined | null): string | undefined {
+function labelSelector(sel: AnyLabelSelector | undefined | null): string | undefined {
   if (!sel) return undefined;
   const ml = sel.matchLabels;
   const keys = ml ? Object.keys(ml).sort() : [];

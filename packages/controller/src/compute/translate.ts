@@ -6,7 +6,13 @@ import type {
   RuleAction,
   ServiceReference,
 } from '@antrea-ts/apis';
-import { parseCIDR } from '@antrea-ts/apis';
+import {
+  type AnyLabelSelector,
+  compileSelector,
+  type Labels,
+  parseCIDR,
+  type SelectorCache,
+} from '@antrea-ts/apis';
 import type { V1NetworkPolicy } from '@kubernetes/client-node';
 import type {
   CrdAppliedTo,
@@ -19,7 +25,6 @@ import type {
   CrdRule,
 } from '../inputs.js';
 import { type GroupSelector, newGroupSelector } from '../labels/group-selector.js';
-import { compileSelector, type LabelSelector, type Labels, type SelectorCache } from '../labels/selector.js';
 import type { InternalNetworkPolicy } from '../types.js';
 import { normalizedUID } from '../uuid.js';
 import { defaultRuleName } from './rule-name.js';
@@ -82,16 +87,16 @@ function matchAllIPBlocks(): IPBlock[] {
 function selectorGroup(
   ctx: TranslationContext,
   namespace: string,
-  pod: LabelSelector | undefined | null,
-  ns: LabelSelector | undefined | null,
-  ee: LabelSelector | undefined | null,
-  node: LabelSelector | undefined | null,
+  pod: AnyLabelSelector | undefined | null,
+  ns: AnyLabelSelector | undefined | null,
+  ee: AnyLabelSelector | undefined | null,
+  node: AnyLabelSelector | undefined | null,
 ): GroupRequest {
   const selector = newGroupSelector(namespace, pod, ns, ee, node, ctx.selectorCache);
   return { kind: 'selector', name: normalizedUID(selector.normalizedName), selector };
 }
 
-function serviceAccountSelector(name: string | undefined): LabelSelector {
+function serviceAccountSelector(name: string | undefined): AnyLabelSelector {
   return { matchLabels: { [SERVICE_ACCOUNT_LABEL]: name ?? '' } };
 }
 
@@ -132,8 +137,8 @@ function peerOf(p: NetworkPolicyPeer): NetworkPolicyPeer {
 
 interface K8sPeerLike {
   ipBlock?: { cidr: string; except?: string[] };
-  namespaceSelector?: LabelSelector;
-  podSelector?: LabelSelector;
+  namespaceSelector?: AnyLabelSelector;
+  podSelector?: AnyLabelSelector;
 }
 
 interface K8sRuleLike {
@@ -379,7 +384,7 @@ function namespacedAppliedTo(
 /** getAffectedNamespacesForAppliedTo: Namespaces an appliedTo can select, with their labels. */
 function affectedNamespaces(at: CrdAppliedTo, ctx: TranslationContext): Map<string, Labels> {
   const out = new Map<string, Labels>();
-  let nsSel: LabelSelector | undefined = at.namespaceSelector;
+  let nsSel: AnyLabelSelector | undefined = at.namespaceSelector;
   if (at.group) {
     const ig = ctx.internalGroup(at.group);
     if (!ig) return out;

@@ -1,7 +1,6 @@
 import type { Egress, GroupMember } from '@antrea-ts/apis';
-import { parseIPGo } from '@antrea-ts/apis';
+import { compileSelector, parseIPGo, type Selector } from '@antrea-ts/apis';
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import { compileSelector, type Selector } from '../labels/selector.js';
 import type { Span } from '../types.js';
 
 /**
@@ -37,7 +36,7 @@ function egressMember(pod: V1Pod): { node: string; member: GroupMember } | undef
 /**
  * Members of an Egress: Pods its podSelector selects in the Namespaces its namespaceSelector
  * selects; a missing selector does not restrict (Egress is cluster-scoped), both missing select
- * nothing. Throws InvalidSelectorError on a selector kube-apiserver let through but that does not
+ * nothing. Throws LabelSelectorError on a selector kube-apiserver let through but that does not
  * compile.
  */
 export function computeEgressGroup(

@@ -1,5 +1,5 @@
+import { type Labels, labelPairKey, type Selector } from '@antrea-ts/apis';
 import type { GroupSelector } from '../labels/group-selector.js';
-import { type Labels, labelPairKey, type Selector } from '../labels/selector.js';
 import { SmallSet } from '../small-set.js';
 import { KeyedBucket } from './keyed-bucket.js';
 

@@ -1,4 +1,4 @@
-import { compileSelector, type LabelSelector, type Selector, type SelectorCache } from './selector.js';
+import { type AnyLabelSelector, compileSelector, type Selector, type SelectorCache } from '@antrea-ts/apis';
 
 /**
  * Antrea's GroupSelector (pkg/controller/types/group.go): which Pods (or Nodes) a group selects.
@@ -42,10 +42,10 @@ export function generateNormalizedName(
  */
 export function newGroupSelector(
   namespace: string,
-  podSelector: LabelSelector | undefined | null,
-  nsSelector: LabelSelector | undefined | null,
-  eeSelector: LabelSelector | undefined | null,
-  nodeSelector: LabelSelector | undefined | null,
+  podSelector: AnyLabelSelector | undefined | null,
+  nsSelector: AnyLabelSelector | undefined | null,
+  eeSelector: AnyLabelSelector | undefined | null,
+  nodeSelector: AnyLabelSelector | undefined | null,
   cache?: SelectorCache,
 ): GroupSelector {
   const pod = podSelector ? compileSelector(podSelector, cache) : undefined;

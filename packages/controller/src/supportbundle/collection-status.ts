@@ -1,7 +1,7 @@
 // SupportBundleCollection's pure parts (Antrea pkg/controller/supportbundlecollection): which
 // Nodes a collection targets, and its status from the agents' reports.
 import type { BundleExternalNodes, BundleNodes, SupportBundleCollectionStatus } from '@antrea-ts/apis';
-import { compileSelector, type Labels } from '../labels/selector.js';
+import { compileSelector, type Labels } from '@antrea-ts/apis';
 
 export interface NamedLabels {
   readonly name: string;

@@ -1,4 +1,4 @@
-import type { LabelSelector } from '../labels/selector.js';
+import type { AnyLabelSelector } from '@antrea-ts/apis';
 
 const NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -42,7 +42,9 @@ export function labelValueErrors(value: string): string[] {
 }
 
 /** checkSelectorsLabels: matchLabels keys and values of every selector given. */
-export function checkSelectorsLabels(...selectors: (LabelSelector | undefined | null)[]): string | undefined {
+export function checkSelectorsLabels(
+  ...selectors: (AnyLabelSelector | undefined | null)[]
+): string | undefined {
   for (const sel of selectors) {
     for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) {
       const ke = qualifiedNameErrors(k);

@@ -25,6 +25,18 @@ describe('Egress flows', () => {
     ]);
   });
 
+  it('lets exceptCIDRs (normalized, IPv4 only) leave EgressMark like Node IPs', () => {
+    expect(
+      text(egressStaticFlows(ctx, ['198.19.5.11'], ['192.168.7.9/16', '10.0.0.0/8', 'fd00::/8'])),
+    ).toEqual([
+      'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=198.19.5.11 actions=goto_table:22',
+      'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=10.0.0.0/8 actions=goto_table:22',
+      'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=192.168.0.0/16 actions=goto_table:22',
+      'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x3/0xf actions=goto_table:18',
+      'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x1/0xf actions=goto_table:18',
+    ]);
+  });
+
   it('on the Egress Node: its source MAC on local and tunneled members, to the gateway', () => {
     expect(
       text(egressFlows(ctx, { egressIp: '198.19.5.200', mark: 3, localPodIps: ['10.244.0.5'], gatewayMac })),

@@ -1,4 +1,5 @@
 import type { Flow } from '@antrea-ts/openflow';
+import { formatCidr, parseCidr } from '../../net/ipv4.js';
 import { egressSourceMac } from '../../snat/egress-snat.js';
 import { CookieCategory } from '../cookie.js';
 import {
@@ -24,16 +25,23 @@ const C = CookieCategory.Egress;
 
 /**
  * The two L3Forwarding entries into EgressMark, below every route (priority 190), and, above the
- * Egress flows, Node IPs leaving EgressMark untouched (Antrea skips SNAT for traffic to Nodes: it
- * goes from the Pod's own Node, not through the Egress Node).
+ * Egress flows, destinations that leave EgressMark untouched: Node IPs (Antrea skips SNAT for
+ * traffic to Nodes: it goes from the Pod's own Node, not through the Egress Node) and the
+ * `egress.exceptCIDRs` (leaving from the Pod's own Node, with its usual masquerade).
  */
-export function egressStaticFlows(ctx: FlowContext, nodeIps: readonly string[] = []): Flow[] {
+export function egressStaticFlows(
+  ctx: FlowContext,
+  nodeIps: readonly string[] = [],
+  exceptCidrs: readonly string[] = [],
+): Flow[] {
+  const skip = (nw_dst: string) =>
+    tableFlow(ctx, C, 'EgressMark', 210, { ip: true, nw_dst }, [gotoTable(ctx, 'L2ForwardingCalc')]);
   return [
-    ...[...nodeIps]
+    ...[...nodeIps].sort().map(skip),
+    // IPv4 only, like the rest of Egress here.
+    ...[...new Set(exceptCidrs.filter((c) => !c.includes(':')).map((c) => formatCidr(parseCidr(c))))]
       .sort()
-      .map((ip) =>
-        tableFlow(ctx, C, 'EgressMark', 210, { ip: true, nw_dst: ip }, [gotoTable(ctx, 'L2ForwardingCalc')]),
-      ),
+      .map(skip),
     tableFlow(ctx, C, 'L3Forwarding', 190, { ip: true, ...matchMarks(FromPodRegMark) }, [
       gotoTable(ctx, 'EgressMark'),
     ]),

@@ -1,12 +1,15 @@
-import { InvalidSelectorError } from '../errors.js';
+import { LabelSelectorError } from './errors.js';
 
-/** Kubernetes metav1.LabelSelector (structurally compatible with V1LabelSelector). */
-export interface LabelSelector {
+/**
+ * A metav1.LabelSelector as the API may deliver it: operators are plain strings (V1LabelSelector's
+ * shape) and are checked when compiled. The CRD types' LabelSelector is one.
+ */
+export interface AnyLabelSelector {
   matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
+  matchExpressions?: AnyLabelSelectorRequirement[];
 }
 
-export interface LabelSelectorRequirement {
+export interface AnyLabelSelectorRequirement {
   key: string;
   operator: string;
   values?: string[];
@@ -82,9 +85,9 @@ export function labelPairKey(key: string, value: string): string {
  * Compiles a LabelSelector like metav1.LabelSelectorAsSelector: matchLabels become `key=value`
  * requirements, expressions keep their order, and the whole list is sorted by key (a stable sort,
  * which is what Go's insertion sort does for the short lists selectors have).
- * Throws InvalidSelectorError on an unknown operator or a missing/extra values list.
+ * Throws LabelSelectorError on an unknown operator or a missing/extra values list.
  */
-export function compileSelector(sel: LabelSelector, cache?: SelectorCache): Selector {
+export function compileSelector(sel: AnyLabelSelector, cache?: SelectorCache): Selector {
   const reqs: Requirement[] = [];
   const ml = sel.matchLabels ?? {};
   for (const key of Object.keys(ml).sort()) reqs.push({ key, op: 'Equals', values: [ml[key]!] });
@@ -94,7 +97,7 @@ export function compileSelector(sel: LabelSelector, cache?: SelectorCache): Sele
       case 'In':
       case 'NotIn':
         if (values.length === 0) {
-          throw new InvalidSelectorError(
+          throw new LabelSelectorError(
             `for 'in', 'notin' operators, values set can't be empty (key ${e.key})`,
           );
         }
@@ -103,14 +106,14 @@ export function compileSelector(sel: LabelSelector, cache?: SelectorCache): Sele
       case 'Exists':
       case 'DoesNotExist':
         if (values.length > 0) {
-          throw new InvalidSelectorError(
+          throw new LabelSelectorError(
             `values set must be empty for exists and does not exist (key ${e.key})`,
           );
         }
         reqs.push({ key: e.key, op: e.operator, values: [] });
         break;
       default:
-        throw new InvalidSelectorError(`"${e.operator}" is not a valid label selector operator`);
+        throw new LabelSelectorError(`"${e.operator}" is not a valid label selector operator`);
     }
   }
   if (reqs.length === 0) return EVERYTHING;
@@ -177,7 +180,7 @@ export class SelectorCache {
     return s;
   }
 
-  compile(sel: LabelSelector): Selector {
+  compile(sel: AnyLabelSelector): Selector {
     return compileSelector(sel, this);
   }
 }

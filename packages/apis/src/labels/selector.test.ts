@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ControllerError } from '../errors.js';
-import { generateNormalizedName, newGroupSelector } from './group-selector.js';
+import { LABEL_ERROR_CODES, LabelSelectorError } from './errors.js';
 import { compileSelector, SelectorCache } from './selector.js';
 
 describe('compileSelector', () => {
@@ -57,27 +56,9 @@ describe('compileSelector', () => {
         compileSelector(sel);
         expect.unreachable();
       } catch (err) {
-        expect(ControllerError.is(err) && err.code).toBe('CONTROLLER_INVALID_SELECTOR');
+        expect(LabelSelectorError.is(err) && err.code).toBe('INVALID_LABEL_SELECTOR');
       }
     }
-  });
-});
-
-describe('normalized names', () => {
-  it('sorts the parts and drops the Namespace when a namespaceSelector is set', () => {
-    expect(
-      newGroupSelector('x', { matchLabels: { pod: 'a' } }, undefined, undefined, undefined).normalizedName,
-    ).toBe('namespace=x And podSelector=pod=a');
-    expect(
-      newGroupSelector('x', { matchLabels: { pod: 'a' } }, {}, undefined, undefined).normalizedName,
-    ).toBe('namespaceSelector= And podSelector=pod=a');
-    expect(
-      newGroupSelector('x', undefined, { matchLabels: { ns: 'y' } }, undefined, undefined).normalizedName,
-    ).toBe('namespaceSelector=ns=y');
-    expect(
-      newGroupSelector('', undefined, undefined, undefined, { matchLabels: { role: 'gw' } }).normalizedName,
-    ).toBe('nodeSelector=role=gw');
-    expect(generateNormalizedName('', undefined, undefined, undefined, undefined)).toBe('');
   });
 });
 
@@ -97,5 +78,14 @@ describe('SelectorCache', () => {
     expect(compileSelector({ matchLabels: { x: 'y' } })).not.toBe(
       compileSelector({ matchLabels: { x: 'y' } }),
     );
+  });
+});
+
+describe('LabelSelectorError', () => {
+  it('carries the one code of the catalogue and is recognized without instanceof', () => {
+    const err = new LabelSelectorError('x');
+    expect(Object.values(LABEL_ERROR_CODES)).toEqual([err.code]);
+    expect(LabelSelectorError.is(err)).toBe(true);
+    expect(LabelSelectorError.is(new Error('x'))).toBe(false);
   });
 });
