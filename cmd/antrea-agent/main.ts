@@ -19,10 +19,11 @@ import {
   netnsPathExists,
   OfConnection,
   ofprotoTracer,
+  ovsConntrackDump,
   ShellCommandRunner,
   vswitchdAppctl,
 } from '@antrea-ts/agent';
-import { LogRing } from '@antrea-ts/apis';
+import { CT_ZONE, LogRing } from '@antrea-ts/apis';
 import { KubeAccessReviewer, KubeTokenReviewer } from '@antrea-ts/apiserver';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -117,6 +118,7 @@ async function main(): Promise<number> {
     policyAuditLog,
     traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
     traceFlow: ofprotoTracer(runner, options.agent.bridgeName, options.ovsRunDir),
+    conntrackDump: ovsConntrackDump(vswitchdAppctl(runner, options.ovsRunDir), CT_ZONE),
     datapathAppctl: vswitchdAppctl(runner, options.ovsRunDir),
     clusterLookup: kubeClusterLookup(kubeConfig),
     logLevel,

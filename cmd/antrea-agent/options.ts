@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { type AgentConfig, DEFAULT_CONFIG, makeConfig } from '@antrea-ts/agent';
+import {
+  type AgentConfig,
+  DEFAULT_CONFIG,
+  type FlowExporterFileSection,
+  flowExporterConfig,
+  makeConfig,
+} from '@antrea-ts/agent';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 
@@ -49,6 +55,7 @@ interface AgentConfFile {
   fqdnCacheMinTTL?: number;
   featureGates?: Record<string, boolean>;
   nodePortLocal?: { enable?: boolean; portRange?: string };
+  flowExporter?: FlowExporterFileSection;
   egress?: { exceptCIDRs?: string[] | null; maxEgressIPsPerNode?: number };
 }
 
@@ -174,6 +181,7 @@ export function loadOptions(
   set('dnsServerOverride', file.dnsServerOverride);
   set('fqdnCacheMinTTL', file.fqdnCacheMinTTL);
   set('egress', file.featureGates?.['Egress']);
+  set('flowExporter', flowExporterConfig(file.flowExporter, file.featureGates?.['FlowExporter']));
   set('egressConfig', {
     exceptCIDRs: file.egress?.exceptCIDRs ?? DEFAULT_CONFIG.egressConfig.exceptCIDRs,
     maxEgressIPsPerNode: file.egress?.maxEgressIPsPerNode ?? DEFAULT_CONFIG.egressConfig.maxEgressIPsPerNode,

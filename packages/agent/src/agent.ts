@@ -28,6 +28,7 @@ import { EgressAgent } from './egress/egress-agent.js';
 import { removeEgressState } from './egress/egress-removal.js';
 import type { EgressSource } from './egress/egress-source.js';
 import { AgentError } from './errors.js';
+import { type RunningFlowExporter, startAgentFlowExporter } from './flowexporter/agent-flow-exporter.js';
 import type { NodeInfo, NodeSource } from './k8s/node-source.js';
 import { registerPolicyAndConntrackMetrics } from './metrics/agent-collectors.js';
 import { OvsFlowMetrics } from './metrics/ovs-flow-metrics.js';
@@ -151,6 +152,11 @@ export interface AgentDeps {
    * `opener` holds Node ports (default: sockets in this process, which must run in the Node's netns).
    */
   readonly nodePortLocal?: { source: NplSource; annotator: NplAnnotator; opener?: PortOpener };
+  /**
+   * The Node's conntrack as `dpctl/dump-conntrack -m -s` prints it (`ovsConntrackDump`); with
+   * config.flowExporter's gate and `enable`, connections of local Pods are exported over IPFIX.
+   */
+  readonly conntrackDump?: () => Promise<string>;
 }
 
 /** Facts learned at start-up. */
@@ -199,6 +205,7 @@ export class Agent {
   private healthChecks: HealthCheckServer | undefined;
   private egress: EgressAgent | undefined;
   private npl: NodePortLocalController | undefined;
+  private flowExporter: RunningFlowExporter | undefined;
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.logger.child({ component: 'agent', node: deps.config.nodeName });
@@ -227,6 +234,11 @@ export class Agent {
   /** The NetworkPolicy controller, when the agent has a controller connection. */
   get networkPolicy(): NetworkPolicyController | undefined {
     return this.policy;
+  }
+
+  /** The flow exporter, when its gate and `flowExporter.enable` are on. */
+  get flowExporterStats(): ReturnType<RunningFlowExporter['exporter']['stats']> | undefined {
+    return this.flowExporter?.exporter.stats();
   }
 
   /** The NodePortLocal controller, when enabled. */
@@ -550,6 +562,26 @@ export class Agent {
       );
     }
 
+    // 4g. Flow exporter (feature gate FlowExporter, off by default as in Antrea): local Pods'
+    //     connections from conntrack to IPFIX records.
+    const fe = config.flowExporter;
+    if (fe?.featureGate && fe.enable && deps.conntrackDump) {
+      this.flowExporter = startAgentFlowExporter({
+        nodeName: config.nodeName,
+        config: fe,
+        networkPolicyOnly: config.trafficEncapMode === 'networkPolicyOnly',
+        dumpConntrack: deps.conntrackDump,
+        store: this.store,
+        flows,
+        podCidrs: () => [podCidr, ...routes.peerCidrs()],
+        ruleOfConjId: (id) => this.policy?.ruleOfConjId(id),
+        ...(deps.clusterLookup && {
+          resolveService: deps.clusterLookup.serviceClusterIp.bind(deps.clusterLookup),
+        }),
+        logger: this.log,
+      });
+    }
+
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
     if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
@@ -714,6 +746,7 @@ export class Agent {
           ...(this.proxier ? ['AntreaProxy'] : []),
           ...(this.npl ? ['NodePortLocal'] : []),
           ...(this.egress ? ['Egress'] : []),
+          ...(this.flowExporter ? ['FlowExporter'] : []),
         ]),
         logger: this.log,
       });
@@ -752,6 +785,7 @@ export class Agent {
     await this.healthChecks?.stop();
     await this.egress?.stop();
     await this.npl?.stop();
+    await this.flowExporter?.stop();
     await this.info?.stop();
     await this.api?.close();
     this.apiCerts?.stop();

@@ -7,6 +7,7 @@ import {
   TUNNEL_PORT_NAME,
 } from '@antrea-ts/apis';
 import { AgentError } from './errors.js';
+import type { FlowExporterConfig } from './flowexporter/config.js';
 import { cidrContains, parseCidr } from './net/ipv4.js';
 import { parsePortRange } from './nodeportlocal/model.js';
 import { DEFAULT_FEATURES, type Feature } from './openflow/pipeline.js';
@@ -82,6 +83,8 @@ export interface AgentConfig {
   readonly egressConfig: EgressConfig;
   /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
   readonly nodePortLocal: NodePortLocalConfig;
+  /** Flow exporter (antrea-agent.conf `flowExporter` + `featureGates.FlowExporter`); none: off. */
+  readonly flowExporter?: FlowExporterConfig;
   /**
    * Antrea's `serviceCIDR`: with proxyAll the Node routes it to antrea-gw0 so its own processes
    * reach ClusterIPs; empty: each proxied ClusterIP gets a /32 route instead.

@@ -39,8 +39,21 @@ describe('flowExporter config', () => {
     expect(() => parseDuration('x', '')).toThrow(/bad duration/);
     expect(() => parseDuration('x', '5s3')).toThrow(/bad duration/);
     expect(parseDuration('x', '1h1m1s1ms')).toBe(3_661_001);
-    expect(() => flowExporterConfig({ flowPollInterval: '500ms' }, true)).toThrow(/at least 1s/);
-    expect(() => flowExporterConfig({ protocolFilter: ['icmp'] }, true)).toThrow(/unknown protocol icmp/);
-    expect(() => flowExporterConfig({ flowCollectorAddr: 'x:1:tls' }, true)).toThrow(/tls/);
+    const on = { enable: true };
+    expect(() => flowExporterConfig({ ...on, flowPollInterval: '500ms' }, true)).toThrow(/at least 1s/);
+    expect(() => flowExporterConfig({ ...on, protocolFilter: ['icmp'] }, true)).toThrow(
+      /unknown protocol icmp/,
+    );
+    expect(() => flowExporterConfig({ ...on, flowCollectorAddr: 'x:1:tls' }, true)).toThrow(/tls/);
+  });
+
+  it('does not refuse to start over a section it will not use (exporter off)', () => {
+    const antreaChart = { enable: true, flowCollectorAddr: 'flow-aggregator/flow-aggregator:14739:grpc' };
+    expect(flowExporterConfig(antreaChart, false)).toMatchObject({
+      featureGate: false,
+      collector: { port: 4739 },
+    });
+    expect(flowExporterConfig({ ...antreaChart, enable: false }, true).enable).toBe(false);
+    expect(() => flowExporterConfig(antreaChart, true)).toThrow(/grpc/);
   });
 });

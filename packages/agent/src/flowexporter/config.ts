@@ -64,12 +64,25 @@ export function parseDuration(key: string, text: string): number {
 
 const PROTOCOLS: Readonly<Record<string, number>> = { tcp: 6, udp: 17, sctp: 132 };
 
-/** Validated config from the file's section and the gate. */
+/**
+ * Validated config from the file's section and the gate. With the exporter off, a section this
+ * agent cannot use (say Antrea's default `grpc` collector) does not stop the agent: the defaults
+ * stand in.
+ */
 export function flowExporterConfig(
   file: FlowExporterFileSection | undefined,
   featureGate: boolean | undefined,
 ): FlowExporterConfig {
-  const f = { ...FLOW_EXPORTER_DEFAULTS, ...file };
+  const on = (featureGate ?? false) && (file?.enable ?? false);
+  if (on) return build({ ...FLOW_EXPORTER_DEFAULTS, ...file }, true, true);
+  try {
+    return build({ ...FLOW_EXPORTER_DEFAULTS, ...file }, featureGate ?? false, file?.enable ?? false);
+  } catch {
+    return build(FLOW_EXPORTER_DEFAULTS, featureGate ?? false, file?.enable ?? false);
+  }
+}
+
+function build(f: FlowExporterFileSection, featureGate: boolean, enable: boolean): FlowExporterConfig {
   const pollIntervalMs = parseDuration('flowPollInterval', f.flowPollInterval!);
   // Antrea's floor: conntrack is not read more than once a second.
   if (pollIntervalMs < 1000) {
@@ -82,8 +95,8 @@ export function flowExporterConfig(
     return n;
   });
   return Object.freeze({
-    featureGate: featureGate ?? false,
-    enable: f.enable ?? false,
+    featureGate,
+    enable,
     collector: parseCollectorAddress(f.flowCollectorAddr!),
     pollIntervalMs,
     activeTimeoutMs: parseDuration('activeFlowExportTimeout', f.activeFlowExportTimeout!),
