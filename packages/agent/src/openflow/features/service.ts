@@ -244,12 +244,13 @@ function proxyAllStaticFlows(ctx: FlowContext, node: ProxyAllNode): Flow[] {
       ],
     ),
     // Replies of connections the gateway started (outside clients, the Node itself) go back to it,
-    // also when they arrive through the tunnel with the virtual MAC.
+    // also when they arrive through the tunnel with the virtual MAC; above Egress's 190 flows, as a
+    // reply must never leave through an Egress IP.
     tableFlow(
       ctx,
       C,
       'L3Forwarding',
-      190,
+      195,
       { ip: true, ct_state: '+rpl+trk', ...matchMarks(connFromGateway) },
       [
         { type: 'set_field', field: 'eth_dst', value: macValue(node.gatewayMac) },
