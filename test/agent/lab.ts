@@ -143,7 +143,7 @@ export async function startAgent(
   n: LabNode,
   kube: KubeCluster,
   logger: Logger,
-  extra: Partial<Pick<AgentDeps, 'services'>> = {},
+  extra: Partial<Pick<AgentDeps, 'services' | 'conntrackDump'>> = {},
 ): Promise<Agent> {
   const ovsdb = new OvsdbRpcClient({ endpoint: `unix:${n.node.ovs.dbSocket}`, logger });
   await ovsdb.start();
