@@ -131,10 +131,15 @@ export class EgressAgent {
     }
     this.#watch.start(signal);
     this.#loop.start();
-    await Promise.race([
-      this.#firstSync,
-      new Promise((r) => setTimeout(r, this.#o.syncWaitMs ?? 5_000).unref()),
+    const t0 = performance.now();
+    const synced = await Promise.race([
+      this.#firstSync.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), this.#o.syncWaitMs ?? 5_000).unref()),
     ]);
+    this.#log.info(
+      { waitedMs: Math.round(performance.now() - t0), synced, egresses: this.#o.source.egresses().length },
+      'Egress started',
+    );
   }
 
   async stop(): Promise<void> {
