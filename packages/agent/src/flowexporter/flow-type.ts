@@ -1,4 +1,4 @@
-import { cidrContains, gatewayIp, parseCidr } from '../net/ipv4.js';
+import { cidrContains, gatewayIp, type Ipv4Cidr, parseCidr, parseIpv4 } from '../net/ipv4.js';
 import type { Connection } from './connection.js';
 
 /** Antrea's FlowType numbers (flow/v1alpha1 FlowType). */
@@ -16,12 +16,25 @@ export const UNSUPPORTED_FLOW = 0xff;
 /** Whether an address is in a Node's podCIDR, and whether it is that CIDR's gateway. */
 export type IpClassifier = (ip: string) => { isPod: boolean; isGateway: boolean };
 
-/** Classifies against the cluster's IPv4 podCIDRs (this Node's and its peers'). */
+/**
+ * Classifies against the cluster's IPv4 podCIDRs (this Node's and its peers'). The CIDRs are parsed
+ * again only when the list changes: this runs twice per exported record.
+ */
 export function podCidrClassifier(cidrs: () => readonly string[]): IpClassifier {
+  let key = '';
+  let parsed: Array<{ cidr: Ipv4Cidr; gateway: number }> = [];
   return (ip) => {
-    for (const c of cidrs()) {
-      if (c.includes(':') || !cidrContains(parseCidr(c), ip)) continue;
-      return { isPod: true, isGateway: gatewayIp(c) === ip };
+    const list = cidrs();
+    const k = list.join(',');
+    if (k !== key) {
+      key = k;
+      parsed = list
+        .filter((c) => !c.includes(':'))
+        .map((c) => ({ cidr: parseCidr(c), gateway: parseIpv4(gatewayIp(c)) }));
+    }
+    const v = parseIpv4(ip);
+    for (const p of parsed) {
+      if (cidrContains(p.cidr, v)) return { isPod: true, isGateway: p.gateway === v };
     }
     return { isPod: false, isGateway: false };
   };

@@ -27,16 +27,20 @@ function fail(e: InfoElement, value: FieldValue): never {
 /** Writes `value` at `at`; returns the offset after it. Integers are big-endian (network order). */
 export function writeField(buf: Buffer, at: number, e: InfoElement, value: FieldValue): number {
   if (e.length === VARIABLE_LENGTH) {
-    const bytes = typeof value === 'string' ? textEncoder.encode(value) : value;
-    if (!(bytes instanceof Uint8Array) || bytes.length > 0xffff - 3) fail(e, value);
-    if (bytes.length < 255) buf[at++] = bytes.length;
+    // Strings are written in place (no intermediate bytes): most records carry a dozen of them.
+    const n =
+      typeof value === 'string' ? Buffer.byteLength(value) : value instanceof Uint8Array ? value.length : -1;
+    if (n < 0 || n > 0xffff - 3) fail(e, value);
+    if (n < 255) buf[at++] = n;
     else {
       buf[at++] = 255;
-      buf.writeUInt16BE(bytes.length, at);
+      buf.writeUInt16BE(n, at);
       at += 2;
     }
-    buf.set(bytes, at);
-    return at + bytes.length;
+    if (n === 0) return at;
+    if (typeof value === 'string') buf.write(value, at, n, 'utf8');
+    else buf.set(value as Uint8Array, at);
+    return at + n;
   }
   switch (e.type) {
     case 'unsigned8':

@@ -1,17 +1,26 @@
 import { formatIpv6, ipv6ToBigint } from '@antrea-ts/openflow';
 import { IpfixError } from '../errors.js';
 
-/** Writes dotted IPv4 text as 4 bytes at `at`. */
+/** Writes dotted IPv4 text as 4 bytes at `at` (a character loop: this runs for every address of every record). */
 export function writeIpv4(buf: Buffer, at: number, text: string): void {
-  const parts = text.split('.');
-  if (parts.length !== 4) throw new IpfixError('IPFIX_ENCODE', `not an IPv4 address: ${text}`);
-  for (let i = 0; i < 4; i++) {
-    const n = Number(parts[i]);
-    if (!Number.isInteger(n) || n < 0 || n > 255 || parts[i] === '') {
-      throw new IpfixError('IPFIX_ENCODE', `not an IPv4 address: ${text}`);
-    }
-    buf[at + i] = n;
+  let octet = 0;
+  let digits = 0;
+  let i = 0;
+  for (let k = 0; k <= text.length; k++) {
+    const c = k < text.length ? text.charCodeAt(k) : 46;
+    if (c === 46) {
+      if (digits === 0 || i > 3) break;
+      buf[at + i++] = octet;
+      octet = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      octet = octet * 10 + (c - 48);
+      digits++;
+      if (octet > 255) break;
+    } else break;
+    if (k === text.length && i === 4) return;
   }
+  throw new IpfixError('IPFIX_ENCODE', `not an IPv4 address: ${text}`);
 }
 
 export const readIpv4 = (buf: Buffer, at: number): string =>

@@ -161,6 +161,8 @@ describe('IPFIX message codec (golden bytes)', () => {
     expect(() => encodeMessage(header, [{ template: t, records: [[6n]] }])).toThrow(/does not fit/);
     const ip: TemplateRecord = { templateId: 256, elements: [infoElement('sourceIPv4Address')] };
     expect(() => encodeMessage(header, [{ template: ip, records: [['10.0.0']] }])).toThrow(/IPv4/);
+    for (const bad of ['10.0.0.1.5', '256.0.0.1', '1..2.3', 'a.b.c.d', '', '1.2.3.4 '])
+      expect(() => encodeMessage(header, [{ template: ip, records: [[bad]] }])).toThrow(/IPv4/);
     expect(() => encodeMessage(header, [{ template: { ...t, templateId: 255 }, records: [] }])).toThrow(
       /below 256/,
     );
