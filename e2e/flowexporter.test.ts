@@ -211,4 +211,49 @@ describe.skipIf(!isRoot)('flow exporter on the lab', () => {
       conn?.kill();
     }
   });
+
+  it('a connection a NetworkPolicy allowed names the policy (ct_label) on the server’s Node', async () => {
+    await lab.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'allow-client', namespace: NS },
+        spec: {
+          podSelector: { matchLabels: { app: 'server' } },
+          policyTypes: ['Ingress'],
+          ingress: [{ from: [{ podSelector: { matchLabels: { app: 'client' } } }], ports: [{ port: PORT }] }],
+        },
+      }),
+    });
+    const sport = 42_003;
+    let conn: ReturnType<typeof holdConnection> | undefined;
+    try {
+      // Until the policy is realized on Node 2 the connection has no label: retry on a new port each time.
+      let port = sport;
+      const named = await poll(
+        'a record naming the policy',
+        async () => {
+          conn?.kill();
+          port += 1;
+          conn = holdConnection(serverIp, PORT, port);
+          await new Promise((r) => setTimeout(r, 3500));
+          return recordsOf(N2, port).find((r) => r.ingressNetworkPolicyName === 'allow-client');
+        },
+        { timeoutMs: 90_000, intervalMs: 100 },
+      );
+      expect(named).toMatchObject({
+        sourcePodName: '',
+        destinationPodName: 'server',
+        ingressNetworkPolicyName: 'allow-client',
+        ingressNetworkPolicyNamespace: NS,
+        ingressNetworkPolicyType: 1, // K8s NetworkPolicy
+        ingressNetworkPolicyRuleAction: 1, // Allow
+        egressNetworkPolicyName: '',
+        egressNetworkPolicyRuleAction: 0,
+      });
+    } finally {
+      conn?.kill();
+      await lab.kubectl(['delete', 'networkpolicy', 'allow-client', '-n', NS]);
+    }
+  });
 });
