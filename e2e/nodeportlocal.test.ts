@@ -6,15 +6,14 @@
 // connections and sends real UDP datagrams to NodeIP:nodePort, and the Pod's server answers with
 // its own name.
 import { execFile } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cachedBinDir, poll } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tcpAnswer as tcpId, udpAnswer } from './framework/outside-client.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STATE_DIR = '/var/run/antrea-ts-lab-e2e-30';
@@ -40,42 +39,12 @@ interface Member {
   ipFamily: string;
 }
 
-/** What a TCP connection to host:port read before the server closed it, or the error code. */
-function tcpId(host: string, port: number, timeoutMs = 3_000): Promise<string> {
-  return new Promise((resolve) => {
-    let data = '';
-    const sock = connect({ host, port });
-    const done = (v: string) => {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(v);
-    };
-    const timer = setTimeout(() => done('timeout'), timeoutMs);
-    sock.on('data', (x) => {
-      data += String(x);
-    });
-    sock.on('end', () => done(data.trim()));
-    sock.on('error', (e: NodeJS.ErrnoException) => done(e.code ?? 'error'));
-  });
-}
-
 /** The id in the answer to one UDP "ping", or 'timeout'. */
-function udpId(host: string, port: number, timeoutMs = 3_000): Promise<string> {
-  return new Promise((resolve) => {
-    const nonce = Math.random().toString(36).slice(2);
-    const sock = createSocket('udp4');
-    const done = (v: string) => {
-      clearTimeout(timer);
-      sock.close();
-      resolve(v);
-    };
-    const timer = setTimeout(() => done('timeout'), timeoutMs);
-    sock.on('message', (m) => {
-      const [pong, n, id] = String(m).trim().split(' ');
-      if (pong === 'pong' && n === nonce) done(id ?? '');
-    });
-    sock.on('error', (e: NodeJS.ErrnoException) => done(e.code ?? 'error'));
-    sock.send(`ping ${nonce}`, port, host);
+function udpId(host: string, port: number): Promise<string> {
+  const nonce = Math.random().toString(36).slice(2);
+  return udpAnswer(host, port, `ping ${nonce}`, (text) => {
+    const [pong, n, id] = text.split(' ');
+    return pong === 'pong' && n === nonce ? (id ?? '') : undefined;
   });
 }
 

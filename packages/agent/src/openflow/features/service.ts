@@ -25,6 +25,7 @@ import {
   ServiceEPStateField,
   ServiceGroupIDField,
   SvcNoEpRegMark,
+  ToClusterServiceField,
   ToClusterServiceRegMark,
   ToGatewayRegMark,
   ToNodePortAddressRegMark,
@@ -340,6 +341,8 @@ function learnAffinity(ctx: FlowContext, svc: ServicePortFlowConfig, timeout: nu
       copy(EndpointIPField),
       copy(EndpointPortField),
       copy(ServiceGroupIDField),
+      // An outside client's later connections to another Node's endpoint are SNATed like its first.
+      copy(ToClusterServiceField),
       { kind: 'load', dst: sub(ServiceEPStateField), src: { value: BigInt(EpSelectedRegMark.value) } },
       { kind: 'load', dst: sub(RewriteMACField), src: { value: 1n } },
     ],

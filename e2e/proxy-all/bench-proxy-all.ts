@@ -1,0 +1,110 @@
+// bench:proxy-all — how long a NodePort Service takes to answer from outside the cluster with
+// AntreaProxy's proxyAll, on the lab (instance 32, 2 Nodes, antreaProxy.proxyAll in each agent's
+// antrea-agent.conf, one server Pod on Node 1). Per run a NodePort Service is created through the
+// API while this process (the outside host, root namespace on the underlay) connects every 20 ms to
+// NodeIP:nodePort of Node 1 (endpoint on that Node) and Node 2 (endpoint on the other Node, SNATed);
+// times run from just before the API call to the first answer from the Pod. Then the Service is
+// deleted and the time until the port stops answering is taken. Needs root, OVS and the kube binaries.
+//   tsc -b e2e && node dist/e2e/proxy-all/bench-proxy-all.js [--json] [--runs 10]
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BenchReport, cachedBinDir } from '@antrea-ts/harness';
+import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { tcpAnswer } from '../framework/outside-client.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const INSTANCE = 32;
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const at = argv.indexOf('--runs');
+const RUNS = at >= 0 ? Number(argv[at + 1]) : 10;
+const options: LabOptions = {
+  stateDir: `/var/run/antrea-ts-lab-bench-${INSTANCE}`,
+  instance: INSTANCE,
+  artifacts: repoArtifacts(ROOT, cachedBinDir()),
+  logger: pino({ level: 'silent' }),
+};
+const NODES = [`lab${INSTANCE}-node-1`, `lab${INSTANCE}-node-2`] as const;
+const NS = 'pab';
+const PORT = 8081;
+
+/** Connects every 20 ms until `done(answer)`; resolves with the time it first was (ms since epoch). */
+async function probeUntil(host: string, port: number, done: (a: string) => boolean): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (done(await tcpAnswer(host, port, 300))) return Date.now();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${host}:${port} never did`);
+}
+
+async function main(): Promise<void> {
+  const report = new BenchReport('proxy-all', json);
+  await Lab.down(options);
+  const lab = await Lab.up({ ...options, nodes: 2 });
+  try {
+    for (const node of NODES) {
+      appendFileSync(join(lab.layout.nodeDir(node), 'antrea-agent.conf'), 'antreaProxy:\n  proxyAll: true\n');
+      await lab.restart(`antrea-agent@${node}`);
+    }
+    await lab.createPod({
+      namespace: NS,
+      name: 's1',
+      node: NODES[0],
+      labels: { app: 'web' },
+      ports: [{ port: PORT, protocol: 'TCP' }],
+    });
+    const kc = new KubeConfig();
+    kc.loadFromFile(lab.kubeconfigPath);
+    const core = kc.makeApiClient(CoreV1Api);
+    const ips = NODES.map((n) => lab.node(n).nodeIp);
+    const samples = { local: [] as number[], remote: [] as number[], deleted: [] as number[] };
+    for (let r = 0; r < RUNS; r++) {
+      const nodePort = 30100 + r;
+      const answered = (a: string) => a === `${NS}/s1`;
+      const gone = (a: string) => !answered(a);
+      const probes = ips.map((ip) => probeUntil(ip, nodePort, answered));
+      const t0 = Date.now();
+      await core.createNamespacedService({
+        namespace: NS,
+        body: {
+          metadata: { name: `bench-${r}` },
+          spec: {
+            type: 'NodePort',
+            selector: { app: 'web' },
+            ports: [{ port: 80, targetPort: PORT, nodePort, protocol: 'TCP' }],
+          },
+        },
+      });
+      const [local, remote] = await Promise.all(probes);
+      samples.local.push(local! - t0);
+      samples.remote.push(remote! - t0);
+      const t1 = Date.now();
+      await core.deleteNamespacedService({ namespace: NS, name: `bench-${r}` });
+      samples.deleted.push((await probeUntil(ips[0]!, nodePort, gone)) - t1);
+    }
+    const points = { p50: 50, p95: 95, max: 100 };
+    report.recordPercentiles('NodePort created: endpoint on the Node', samples.local, points, 'ms');
+    report.recordPercentiles('NodePort created: endpoint on the other Node', samples.remote, points, 'ms');
+    report.recordPercentiles('NodePort deleted: no answer', samples.deleted, points, 'ms');
+    report.note(
+      `${RUNS} runs; API call to the first answer from outside (probe every 20 ms, 300 ms timeout)`,
+    );
+  } finally {
+    report.finish('NodePort Service to packets from outside (ms)');
+    await Lab.down(options);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(
+      `bench-proxy-all: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);
