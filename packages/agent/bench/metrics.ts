@@ -66,7 +66,7 @@ async function scrapeCase(flows: number): Promise<void> {
   const policies = Array.from({ length: flows / 100 }, () => ({
     rules: [{ direction: 'In' }, { direction: 'In' }, { direction: 'Out' }, { direction: 'Out' }],
   }));
-  new PolicyMetrics(metrics.registry, () => policies);
+  new PolicyMetrics(metrics.registry, { policies: () => policies, fqdnNames: () => 0 });
   const denied = new DeniedConnections({ registry: metrics.registry, deniesByConjId: () => true });
   const frame = Buffer.alloc(54);
   frame.writeUInt16BE(0x0800, 12);

@@ -9,6 +9,7 @@ import { type CountedPolicy, PolicyMetrics } from './policy-metrics.js';
 /** What the collectors read of the agent's NetworkPolicy controller. */
 export interface PolicyMetricsSource {
   readonly cache: { policyNames(): string[]; policy(name: string): CountedPolicy | undefined };
+  readonly fqdnCache: { readonly size: number };
   ruleOfConjId(conjId: number): { readonly action: string } | undefined;
 }
 
@@ -27,9 +28,12 @@ export interface AgentCollectorsOptions {
  * when scraped (DeniedConnections listens to packet-ins on its own, alongside PacketInHandler).
  */
 export function registerPolicyAndConntrackMetrics(registry: Registry, o: AgentCollectorsOptions): void {
-  new PolicyMetrics(registry, () => {
-    const cache = o.policy()?.cache;
-    return (cache?.policyNames() ?? []).flatMap((n) => cache?.policy(n) ?? []);
+  new PolicyMetrics(registry, {
+    policies: () => {
+      const cache = o.policy()?.cache;
+      return (cache?.policyNames() ?? []).flatMap((n) => cache?.policy(n) ?? []);
+    },
+    fqdnNames: () => o.policy()?.fqdnCache.size ?? 0,
   });
   const denied = new DeniedConnections({
     registry,

@@ -23,13 +23,21 @@ function count(policies: Iterable<CountedPolicy>): Counts {
   return c;
 }
 
+export interface PolicyMetricsSource {
+  /** The NetworkPolicies of the agent's rule cache. */
+  policies(): Iterable<CountedPolicy>;
+  /** Domain names the FQDN cache tracks for the rules of local Pods. */
+  fqdnNames(): number;
+}
+
 /**
- * Antrea's NetworkPolicy gauges: the NetworkPolicies the controller sent this Node and their
- * ingress and egress rules, counted from the agent's rule cache when scraped (Antrea moves its
- * gauges as the cache changes; the values are the same).
+ * Antrea's NetworkPolicy gauges: the NetworkPolicies the controller sent this Node, their ingress
+ * and egress rules, and the FQDN cache's names, counted from the agent's caches when scraped
+ * (Antrea moves its gauges as the caches change; the values are the same).
  */
 export class PolicyMetrics {
-  constructor(registry: Registry, policies: () => Iterable<CountedPolicy>) {
+  constructor(registry: Registry, source: PolicyMetricsSource) {
+    const policies = () => source.policies();
     // Names are literals, one constructor each: docs/metrics.md's test reads them from the source.
     const registers = [registry];
     new Gauge({
@@ -54,6 +62,14 @@ export class PolicyMetrics {
       registers,
       collect() {
         this.set(count(policies()).egress);
+      },
+    });
+    new Gauge({
+      name: 'antrea_agent_fqdn_cache_size',
+      help: 'Number of domain names which the Antrea Agent tracks for the FQDN rules of the NetworkPolicies applied to local Pods.',
+      registers,
+      collect() {
+        this.set(source.fqdnNames());
       },
     });
   }
