@@ -42,6 +42,7 @@ const AGENT_METRICS = [
   'antrea_agent_conntrack_antrea_connection_count',
   'antrea_agent_conntrack_max_connection_count',
   'antrea_agent_denied_connection_count',
+  'antrea_agent_flow_collector_reconnection_count',
   'antrea_proxy_sync_proxy_rules_duration_seconds',
   'antrea_proxy_total_endpoints_installed',
   'antrea_proxy_total_endpoints_updates',

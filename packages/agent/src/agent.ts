@@ -418,6 +418,7 @@ export class Agent {
       policy: () => this.policy,
       ...(deps.packetIn && { packetIn: deps.packetIn }),
       ...(deps.datapathAppctl && { appctl: deps.datapathAppctl }),
+      flowExporter: () => this.flowExporterStats,
       logger: this.log,
     });
     if (deps.packetIn) {

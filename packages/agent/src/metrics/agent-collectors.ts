@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { VswitchdAppctl } from '../ovs/vswitchd-appctl.js';
 import { ConntrackMetrics, readConntrack } from './conntrack-metrics.js';
 import { DeniedConnections } from './denied-connections.js';
+import { FlowExporterMetrics } from './flow-exporter-metrics.js';
 import { type CountedPolicy, PolicyMetrics } from './policy-metrics.js';
 
 /** What the collectors read of the agent's NetworkPolicy controller. */
@@ -20,11 +21,13 @@ export interface AgentCollectorsOptions {
   readonly packetIn?: OpenFlowBridgeClient;
   /** ovs-vswitchd's control socket: conntrack gauges; none: they are not exported. */
   readonly appctl?: VswitchdAppctl;
+  /** The Flow Exporter's counters while it runs. */
+  readonly flowExporter?: () => { readonly reconnections: number } | undefined;
   readonly logger: Logger;
 }
 
 /**
- * The agent's NetworkPolicy, denied-connection and conntrack metrics, read from the agent's state
+ * The agent's NetworkPolicy, denied-connection, Flow Exporter and conntrack metrics, read from the agent's state
  * when scraped (DeniedConnections listens to packet-ins on its own, alongside PacketInHandler).
  */
 export function registerPolicyAndConntrackMetrics(registry: Registry, o: AgentCollectorsOptions): void {
@@ -43,6 +46,7 @@ export function registerPolicyAndConntrackMetrics(registry: Registry, o: AgentCo
     },
   });
   o.packetIn?.on('packetIn', (pi: PacketIn2) => denied.observe(pi));
+  new FlowExporterMetrics(registry, () => o.flowExporter?.());
   const appctl = o.appctl;
   if (appctl) new ConntrackMetrics({ registry, read: () => readConntrack(appctl), logger: o.logger });
 }
