@@ -136,21 +136,23 @@ function keyValues(s: string): Map<string, string> {
 const inner = (v: string | undefined): string =>
   v?.startsWith('(') && v.endsWith(')') ? v.slice(1, -1) : '';
 
-function tuple(text: string): CtTuple | undefined {
-  const kv = keyValues(text);
-  const src = kv.get('src');
-  const dst = kv.get('dst');
-  if (!src || !dst) return undefined;
-  // ICMP tuples carry id/type/code instead of ports: the id stands in for both ports.
-  const sport = Number(kv.get('sport') ?? kv.get('id') ?? 0);
-  const dport = Number(kv.get('dport') ?? kv.get('id') ?? 0);
+/**
+ * One direction's tuple as OVS prints it: addresses, then ports (or ICMP id/type/code), then
+ * counters when kept. One regular expression per line is most of a poll's parsing cost, so the
+ * common shape is matched at once; anything else goes through the generic key=value reader.
+ */
+const TUPLE = String.raw`src=([^,)]+),dst=([^,)]+),(?:sport=(\d+),dport=(\d+)|id=(\d+),type=\d+,code=\d+)(?:,packets=(\d+),bytes=(\d+))?`;
+const TUPLES = new RegExp(String.raw`^([a-z0-9]+),orig=\(${TUPLE}\),reply=\(${TUPLE}\)`);
+
+function tupleAt(m: RegExpExecArray, i: number): CtTuple {
+  const icmpId = m[i + 4];
   return {
-    src,
-    dst,
-    sport,
-    dport,
-    packets: Number(kv.get('packets') ?? 0),
-    bytes: Number(kv.get('bytes') ?? 0),
+    src: m[i]!,
+    dst: m[i + 1]!,
+    sport: Number(m[i + 2] ?? icmpId ?? 0),
+    dport: Number(m[i + 3] ?? icmpId ?? 0),
+    packets: Number(m[i + 5] ?? 0),
+    bytes: Number(m[i + 6] ?? 0),
   };
 }
 
@@ -159,15 +161,12 @@ const timestamp = (v: string | undefined): number | undefined => (v ? Date.parse
 
 /** One line, or undefined for lines that are not an IPv4/IPv6 conntrack entry. */
 export function parseConntrackLine(line: string): ConntrackEntry | undefined {
-  const comma = line.indexOf(',');
-  if (comma <= 0) return undefined;
-  const protoText = line.slice(0, comma).trim();
-  const protocol = PROTOCOLS[protoText] ?? Number(protoText);
+  const m = TUPLES.exec(line);
+  if (!m) return undefined;
+  const protocol = PROTOCOLS[m[1]!] ?? Number(m[1]);
   if (!Number.isInteger(protocol)) return undefined;
-  const kv = keyValues(line.slice(comma + 1));
-  const orig = tuple(inner(kv.get('orig')));
-  const reply = tuple(inner(kv.get('reply')));
-  if (!orig || !reply) return undefined;
+  // The rest: start, stop, id, zone, status, timeout, mark, labels, protoinfo=(...), helper.
+  const kv = keyValues(line.slice(m[0].length + 1));
   let status = 0;
   for (const flag of (kv.get('status') ?? '').split('|')) status |= STATUS_BITS[flag] ?? 0;
   const labels = kv.get('labels');
@@ -175,8 +174,8 @@ export function parseConntrackLine(line: string): ConntrackEntry | undefined {
   const timeout = kv.get('timeout');
   return {
     protocol,
-    orig,
-    reply,
+    orig: tupleAt(m, 2),
+    reply: tupleAt(m, 9),
     zone: Number(kv.get('zone') ?? 0),
     mark: Number(kv.get('mark') ?? 0),
     labels: labels ? BigInt(labels) : 0n,

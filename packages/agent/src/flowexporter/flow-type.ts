@@ -16,27 +16,35 @@ export const UNSUPPORTED_FLOW = 0xff;
 /** Whether an address is in a Node's podCIDR, and whether it is that CIDR's gateway. */
 export type IpClassifier = (ip: string) => { isPod: boolean; isGateway: boolean };
 
+/** Addresses remembered per classifier; the cache starts over beyond this. */
+const CLASSIFIED_MAX = 65_536;
+
 /**
- * Classifies against the cluster's IPv4 podCIDRs (this Node's and its peers'). The CIDRs are parsed
- * again only when the list changes: this runs twice per exported record.
+ * Classifies against the cluster's IPv4 podCIDRs (this Node's and its peers'). Runs twice per
+ * exported record, over few distinct addresses: answers are kept until the CIDR list changes.
  */
 export function podCidrClassifier(cidrs: () => readonly string[]): IpClassifier {
   let key = '';
   let parsed: Array<{ cidr: Ipv4Cidr; gateway: number }> = [];
+  const known = new Map<string, { isPod: boolean; isGateway: boolean }>();
   return (ip) => {
     const list = cidrs();
     const k = list.join(',');
     if (k !== key) {
       key = k;
+      known.clear();
       parsed = list
         .filter((c) => !c.includes(':'))
         .map((c) => ({ cidr: parseCidr(c), gateway: parseIpv4(gatewayIp(c)) }));
     }
+    const hit = known.get(ip);
+    if (hit) return hit;
     const v = parseIpv4(ip);
-    for (const p of parsed) {
-      if (cidrContains(p.cidr, v)) return { isPod: true, isGateway: p.gateway === v };
-    }
-    return { isPod: false, isGateway: false };
+    const p = parsed.find((x) => cidrContains(x.cidr, v));
+    const answer = { isPod: p !== undefined, isGateway: p?.gateway === v };
+    if (known.size >= CLASSIFIED_MAX) known.clear();
+    known.set(ip, answer);
+    return answer;
   };
 }
 
