@@ -34,8 +34,8 @@ export async function nodePortAddresses(
 }
 
 export interface ProxyAllHostOptions {
-  readonly iptables: NodePortIptables;
-  readonly routes: ServiceRoutes;
+  readonly iptables: Pick<NodePortIptables, 'sync'>;
+  readonly routes: Pick<ServiceRoutes, 'sync'>;
   /** From nodePortAddresses(). */
   readonly addresses: readonly string[];
   /** Antrea's serviceCIDR: routed whole; ClusterIPs inside it get no route of their own. */
