@@ -142,28 +142,24 @@ export class FlowExporter {
   }
 
   private async tick(): Promise<void> {
-    if (this.nowMs() >= this.nextPollMs) {
-      this.nextPollMs = this.nowMs() + this.o.pollIntervalMs;
+    if (this.now() >= this.nextPollMs) {
+      this.nextPollMs = this.now() + this.o.pollIntervalMs;
       await this.poll().catch((err: unknown) => this.log.warn({ err }, 'reading conntrack failed'));
     }
     await this.exportDue().catch((err: unknown) => {
       this.log.warn({ err }, 'exporting flow records failed; reconnecting');
       this.dropSession();
     });
-    const now = this.nowMs();
+    const now = this.now();
     const due = this.store.nextDueMs() ?? Number.POSITIVE_INFINITY;
     const exportAt = this.exporter?.connected ? due : Math.max(due, this.retryAtMs);
     this.schedule(Math.max(MIN_TICK_MS, Math.min(this.nextPollMs, exportAt) - now));
   }
 
-  private nowMs(): number {
-    return this.now();
-  }
-
   /** The live session, opening one when the backoff allows; undefined while waiting to retry. */
   private async session(): Promise<IpfixExporter | undefined> {
     if (this.exporter?.connected) return this.exporter;
-    if (this.nowMs() < this.retryAtMs) return undefined;
+    if (this.now() < this.retryAtMs) return undefined;
     this.dropSession();
     try {
       const host = await this.resolveHost(this.o.collector.host);
@@ -183,7 +179,7 @@ export class FlowExporter {
       return exporter;
     } catch (err) {
       this.log.warn({ err, retryMs: this.retryDelayMs }, 'cannot reach the flow collector');
-      this.retryAtMs = this.nowMs() + this.retryDelayMs;
+      this.retryAtMs = this.now() + this.retryDelayMs;
       this.retryDelayMs = Math.min(MAX_RETRY_MS, this.retryDelayMs * 2);
       return undefined;
     }
