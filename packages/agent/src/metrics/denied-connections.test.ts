@@ -79,4 +79,20 @@ describe('DeniedConnections', () => {
     denied.observe(packetIn(tcp(4), REJECT_PACKET_IN_OP, NP, 1));
     expect(await gauge()).toBe(2);
   });
+
+  it('makes room when full by forgetting the idle connections, the ones seen again kept', async () => {
+    const { denied, gauge, advance } = setup();
+    const NP = CookieCategory.NetworkPolicy;
+    denied.observe(packetIn(tcp(1), REJECT_PACKET_IN_OP, NP, 1));
+    denied.observe(packetIn(tcp(2), REJECT_PACKET_IN_OP, NP, 1));
+    advance(10_000);
+    denied.observe(packetIn(tcp(3), REJECT_PACKET_IN_OP, NP, 1));
+    denied.observe(packetIn(tcp(1), REJECT_PACKET_IN_OP, NP, 1)); // seen again: now the newest
+    advance(6_000); // 2 is idle, 1 and 3 are not
+    denied.observe(packetIn(tcp(4), REJECT_PACKET_IN_OP, NP, 1)); // full: 2 goes, 4 comes in
+    denied.observe(packetIn(tcp(5), REJECT_PACKET_IN_OP, NP, 1)); // full, nothing idle: not counted
+    expect(await gauge()).toBe(3);
+    advance(10_000); // 1 and 3 are idle now, 4 is not
+    expect(await gauge()).toBe(1);
+  });
 });

@@ -23,10 +23,11 @@ export interface DeniedConnectionsOptions {
  * antrea_agent_denied_connection_count: connections (5-tuples) that NetworkPolicy rules dropped or
  * rejected, learnt from the packet-ins those rules send (Reject always; Drop with enableLogging),
  * counted while seen within the idle timeout, as Antrea's Flow Exporter tracks denied connections.
- * Our agent has no Flow Exporter, so a Drop rule without logging sends no packet-in and its
- * denials are not counted.
+ * Our Flow Exporter does not track denied connections, so a Drop rule without logging sends no
+ * packet-in and its denials are not counted.
  */
 export class DeniedConnections {
+  /** Last time each connection was seen, oldest first (a connection seen again moves to the end). */
   private readonly lastSeen = new Map<string, number>();
   private readonly idleMs: number;
   private readonly max: number;
@@ -59,8 +60,8 @@ export class DeniedConnections {
     const p = parseTracePacket(pi.packet);
     if (!p) return;
     const key = `${p.protocol} ${p.srcIp}:${p.srcPort ?? 0} ${p.dstIp}:${p.dstPort ?? 0}`;
-    if (!this.lastSeen.has(key) && this.lastSeen.size >= this.max) this.expire();
-    if (this.lastSeen.has(key) || this.lastSeen.size < this.max) this.lastSeen.set(key, this.now());
+    if (!this.lastSeen.delete(key) && this.lastSeen.size >= this.max) this.expire();
+    if (this.lastSeen.size < this.max) this.lastSeen.set(key, this.now());
   }
 
   /** Denied connections seen within the idle timeout. */
@@ -69,8 +70,12 @@ export class DeniedConnections {
     return this.lastSeen.size;
   }
 
+  /** Drops the connections idle for the timeout: the oldest, so it stops at the first one still seen. */
   private expire(): void {
     const before = this.now() - this.idleMs;
-    for (const [key, seen] of this.lastSeen) if (seen < before) this.lastSeen.delete(key);
+    for (const [key, seen] of this.lastSeen) {
+      if (seen >= before) return;
+      this.lastSeen.delete(key);
+    }
   }
 }
