@@ -105,6 +105,25 @@ describe('OvsFlowMetrics', () => {
     expect(latency.get('antrea_agent_ovs_flow_ops_latency_milliseconds_count|operation=modify')).toBe(1);
   });
 
+  it("cannot change the cache's outcome: a throwing observer leaves bundles applied and errors as they were", async () => {
+    const sw = new Switch();
+    const sent: boolean[] = [];
+    const cache = new FlowCache(sw, pino({ level: 'silent' }), {
+      bundleSent: (_ops, _ms, ok) => {
+        sent.push(ok);
+        throw new Error('observer broke');
+      },
+    });
+    const flows = pipelineFlows(ctx);
+    await cache.replace('p', flows);
+    expect(cache.size).toBe(flows.length);
+    sw.refuseNext = true;
+    await expect(cache.replace('q', [{ ...flows[0]!, priority: 7 }])).rejects.toThrow('refused');
+    expect(cache.size).toBe(flows.length);
+    expect(await cache.replay()).toBe(flows.length);
+    expect(sent).toEqual([true, false, true]);
+  });
+
   it('reports the flows of every pipeline table, empty tables at 0', async () => {
     const { registry, cache } = setup();
     const flows = pipelineFlows(ctx);

@@ -244,16 +244,24 @@ export class FlowCache {
     );
   }
 
-  /** Sends one bundle and tells the observer, when it carried anything, how the switch took it. */
+  /**
+   * Sends one bundle and tells the observer, when it carried anything, how the switch took it. The
+   * observer only watches: its own failure is logged, never turned into the bundle's outcome.
+   */
   private async send(bundle: readonly (FlowMod | GroupChange)[], ops: ReadonlySet<FlowOp>): Promise<void> {
-    if (!this.observer || bundle.length === 0) return this.sw.bundle(bundle);
+    const observer = this.observer;
+    if (!observer || bundle.length === 0) return this.sw.bundle(bundle);
     const started = performance.now();
     let ok = false;
     try {
       await this.sw.bundle(bundle);
       ok = true;
     } finally {
-      this.observer.bundleSent(ops, performance.now() - started, ok);
+      try {
+        observer.bundleSent(ops, performance.now() - started, ok);
+      } catch (err) {
+        this.log.warn({ err }, 'flow operations observer failed');
+      }
     }
   }
 
