@@ -19,6 +19,8 @@ declare -A NEED=(
   [openssl]=openssl
   # SFTP file server for the SupportBundleCollection upload tests (a private sshd per test)
   [sshd]=openssh-server
+  # a third-party IPFIX collector for the flow exporter's interop test (test/flowexporter/nfcapd.test.ts)
+  [nfcapd]=nfdump
   [go]=golang-go
   # headless browser for the dashboard test (driven by playwright-core)
   [chromium]=chromium
@@ -46,6 +48,11 @@ fi
 if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null 2>&1 &&
   systemctl is-active --quiet ssh 2>/dev/null; then
   systemctl stop ssh || true
+fi
+# The nfdump package starts a collector daemon; the interop test runs its own nfcapd on a free port.
+if [[ " ${missing[*]} " == *" nfdump "* ]] && command -v systemctl >/dev/null 2>&1 &&
+  systemctl is-active --quiet nfdump 2>/dev/null; then
+  systemctl disable --now nfdump || true
 fi
 
 hack/build-kube.sh >/dev/null

@@ -14,7 +14,8 @@ list() {
   while read -r pid cmd; do
     case "$cmd" in
       *ovsdb-server*/tmp/antrea-ts-* | *ovs-vswitchd*/tmp/antrea-ts-* | etcd*/tmp/antrea-ts-* | \
-        "$cache"/bin/kube-*/tmp/antrea-ts-* | *sshd*/tmp/antrea-ts-* | "sshd: ats-sftp-"*)
+        "$cache"/bin/kube-*/tmp/antrea-ts-* | *sshd*/tmp/antrea-ts-* | "sshd: ats-sftp-"* | \
+        *nfcapd*/tmp/antrea-ts-*)
         echo "process $pid ${cmd:0:160}"
         ;;
     esac
