@@ -8,7 +8,7 @@ import { FlowExporterMetrics } from './flow-exporter-metrics.js';
 import { type CountedPolicy, PolicyMetrics } from './policy-metrics.js';
 
 /** What the collectors read of the agent's NetworkPolicy controller. */
-export interface PolicyMetricsSource {
+export interface PolicyControllerView {
   readonly cache: { policyNames(): string[]; policy(name: string): CountedPolicy | undefined };
   readonly fqdnCache: { readonly size: number };
   ruleOfConjId(conjId: number): { readonly action: string } | undefined;
@@ -16,7 +16,7 @@ export interface PolicyMetricsSource {
 
 export interface AgentCollectorsOptions {
   /** The NetworkPolicy controller, once there is one. */
-  readonly policy: () => PolicyMetricsSource | undefined;
+  readonly policy: () => PolicyControllerView | undefined;
   /** Packet-ins of br-int: denied connections are counted from them; none: the gauge stays 0. */
   readonly packetIn?: OpenFlowBridgeClient;
   /** ovs-vswitchd's control socket: conntrack gauges; none: they are not exported. */
