@@ -118,7 +118,6 @@ describe('Egress state on the Node', () => {
       gatewayName: 'antrea-gw0',
       gatewayMac: '0a:00:00:00:00:01',
       logger,
-      syncWaitMs: 0,
       retryMs: 60_000,
     });
     agent = a;

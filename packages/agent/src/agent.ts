@@ -585,18 +585,25 @@ export class Agent {
 
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
+    //    The categories of components still waiting for the controller go once they have synced:
+    //    policies when not realized within the wait, Egress always (its start does not wait).
     if (bridge.previousRound !== undefined && bridge.previousRound !== bridge.round) {
       const old = BigInt(bridge.previousRound & 0xffff) << ROUND_SHIFT;
-      const policyCookie = old | (BigInt(CookieCategory.NetworkPolicy) << CATEGORY_SHIFT);
-      if (policySynced) await flows.deleteByCookie(old, ROUND_MASK);
+      const deferred = new Map<CookieCategory, Promise<unknown>>();
+      if (!policySynced && this.policy) deferred.set(CookieCategory.NetworkPolicy, this.policy.waitSynced());
+      if (this.egress) deferred.set(CookieCategory.Egress, this.egress.synced());
+      if (deferred.size === 0) await flows.deleteByCookie(old, ROUND_MASK);
       else {
-        for (const c of Object.values(CookieCategory)) {
-          if (c === CookieCategory.NetworkPolicy) continue;
-          await flows.deleteByCookie(old | (BigInt(c) << CATEGORY_SHIFT), ROUND_MASK | CATEGORY_MASK);
+        const byCategory = (c: CookieCategory) =>
+          flows.deleteByCookie(old | (BigInt(c) << CATEGORY_SHIFT), ROUND_MASK | CATEGORY_MASK);
+        for (const c of Object.values(CookieCategory)) if (!deferred.has(c)) await byCategory(c);
+        for (const [c, synced] of deferred) {
+          void synced
+            .then(() => byCategory(c))
+            .catch((err: unknown) =>
+              this.log.warn({ err, category: c }, 'previous round’s flows not removed'),
+            );
         }
-        void this.policy
-          ?.waitSynced()
-          .then(() => flows.deleteByCookie(policyCookie, ROUND_MASK | CATEGORY_MASK));
       }
     }
     // 5b. Without AntreaProxy no owner holds a group, but a previous run with it on left its Service

@@ -106,7 +106,6 @@ describe('EgressAgent', () => {
       gatewayName: 'antrea-gw0',
       gatewayMac: '0a:00:00:00:00:01',
       logger,
-      syncWaitMs: 0,
       retryMs: 60_000,
       ...agentOptions,
     });

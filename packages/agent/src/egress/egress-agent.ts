@@ -32,8 +32,6 @@ export interface EgressAgentOptions {
   logger: Logger;
   now?: () => Date;
   retryMs?: number;
-  /** How long start() waits for the first sync with the controller's EgressGroups (default 5 s). */
-  syncWaitMs?: number;
   /** `egress.maxEgressIPsPerNode`: pool IPs a Node holds at most, unless its annotation says (default 255). */
   maxEgressIpsPerNode?: number;
   /** `egress.exceptCIDRs`: destinations the Egress Pods reach from their own Node, without Egress SNAT. */
@@ -83,6 +81,8 @@ export class EgressAgent {
    */
   #assigned = new Set<string>();
   #started = false;
+  #startedAt = 0;
+  #isSynced = false;
   readonly #loop: SyncLoop;
   #firstSynced: () => void = () => {};
   readonly #firstSync = new Promise<void>((resolve) => {
@@ -110,12 +110,14 @@ export class EgressAgent {
   }
 
   /**
-   * Resolves after the first sync with the controller's EgressGroups, or after `syncWaitMs`: a
-   * restarting agent has its Egress flows in before the previous run's are removed. The iptables
-   * chains are not flushed meanwhile and each Egress IP keeps the mark it had (read back from the
-   * SNAT chain), so SNAT goes on through a restart.
+   * Starts the informers, the EgressGroups watch and the sync loop, without waiting for the
+   * controller: the agent's start does not pay for it, and `synced()` tells when this run's flows
+   * are all in (the agent removes the previous run's Egress flows then). The iptables chains are not
+   * flushed meanwhile and each Egress IP keeps the mark it had (read back from the SNAT chain), so
+   * SNAT goes on through a restart.
    */
   async start(signal?: AbortSignal): Promise<void> {
+    this.#startedAt = performance.now();
     this.#started = true;
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const [previous] = await Promise.all([
@@ -131,15 +133,11 @@ export class EgressAgent {
     }
     this.#watch.start(signal);
     this.#loop.start();
-    const t0 = performance.now();
-    const synced = await Promise.race([
-      this.#firstSync.then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), this.#o.syncWaitMs ?? 5_000).unref()),
-    ]);
-    this.#log.info(
-      { waitedMs: Math.round(performance.now() - t0), synced, egresses: this.#o.source.egresses().length },
-      'Egress started',
-    );
+  }
+
+  /** Resolves once a sync has run with the controller's EgressGroups: every Egress flow is in. */
+  synced(): Promise<void> {
+    return this.#firstSync;
   }
 
   async stop(): Promise<void> {
@@ -264,7 +262,14 @@ export class EgressAgent {
     for (const p of local) await this.#reportAssigned(p);
     for (const p of placements)
       if (p.reportsUnplaced) await this.#reportUnplaced(p.egress, p.reportsUnplaced);
-    if (this.#groups.synced) this.#firstSynced();
+    if (this.#groups.synced && !this.#isSynced) {
+      this.#isSynced = true;
+      this.#firstSynced();
+      this.#log.info(
+        { msSinceStart: Math.round(performance.now() - this.#startedAt), egresses: placements.length },
+        'Egress flows synced with the controller',
+      );
+    }
   }
 
   async #reportAssigned(p: Placement): Promise<void> {
