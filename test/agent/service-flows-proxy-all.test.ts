@@ -185,6 +185,10 @@ describe('AntreaProxy proxyAll flows and host rules on real ovs-vswitchd', () =>
     );
   }, 60_000);
 
+  it('a Pod reaches NodeIP:nodePort in OVS (NodePortMark), without the Node’s iptables', async () => {
+    expect(await tcp(bed.pods.get('a')!.netns, NODE_IP, 30080)).toBe(`b ${PODS[0].ip}`);
+  }, 60_000);
+
   it('the outside host reaches the LoadBalancer IP routed to the Node', async () => {
     expect(await tcp(outside, LB_IP, 80)).toBe(`b ${OUTSIDE_IP}`);
   }, 60_000);
