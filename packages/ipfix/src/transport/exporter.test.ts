@@ -1,3 +1,4 @@
+import net from 'node:net';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TemplateRecord } from '../codec/message.js';
@@ -88,6 +89,37 @@ describe('IpfixExporter sessions', () => {
     expect(last[0]!.templates).toHaveLength(1);
     expect(last[1]!.sequence).toBe(0);
     expect(last[1]!.records[0]!.values.sourceTransportPort).toBe(5);
+  });
+
+  it('TCP: a collector that stops reading fails the send after writeTimeoutMs instead of holding it', async () => {
+    const accepted: net.Socket[] = [];
+    const server = net.createServer((s) => accepted.push(s.pause()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => {
+      for (const s of accepted) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const exporter = new IpfixExporter({
+      host: '127.0.0.1',
+      port: (server.address() as net.AddressInfo).port,
+      transport: 'tcp',
+      domainId: 1,
+      templates: [template],
+      logger,
+      writeTimeoutMs: 200,
+    });
+    cleanup.push(() => exporter.close());
+    await exporter.connect();
+    // 3 MB a call: the socket's buffers fill within a few calls, then a write waits for good.
+    const big = Array.from({ length: 50 }, (_, i) => [i, 'x'.repeat(60_000)]);
+    let err: unknown;
+    for (let i = 0; i < 100 && err === undefined; i++) {
+      await exporter.send(template, big).catch((e: unknown) => {
+        err = e;
+      });
+    }
+    expect(err).toMatchObject({ code: 'IPFIX_SEND' });
+    expect(exporter.connected).toBe(false);
   });
 
   it('TCP: connect fails with IPFIX_SEND when nobody listens', async () => {

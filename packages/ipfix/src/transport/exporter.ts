@@ -34,6 +34,11 @@ export interface IpfixExporterOptions {
    */
   readonly maxMessageBytes?: number;
   readonly connectTimeoutMs?: number;
+  /**
+   * TCP only: a message the collector has not taken within this long (it stopped reading and the
+   * socket's buffers are full) fails the session with IPFIX_SEND. Default 10 s.
+   */
+  readonly writeTimeoutMs?: number;
   /** Clock in ms (export times and template refresh). */
   readonly now?: () => number;
 }
@@ -76,7 +81,12 @@ export class IpfixExporter {
     this.close();
     this.session =
       this.o.transport === 'tcp'
-        ? await openTcp(this.o.host, this.o.port, this.o.connectTimeoutMs ?? 10_000)
+        ? await openTcp(
+            this.o.host,
+            this.o.port,
+            this.o.connectTimeoutMs ?? 10_000,
+            this.o.writeTimeoutMs ?? 10_000,
+          )
         : await openUdp(this.o.host, this.o.port);
     this.sequence = 0;
     await this.sendTemplates();
@@ -160,7 +170,7 @@ function sendError(err: unknown): IpfixError {
   });
 }
 
-function openTcp(host: string, port: number, timeoutMs: number): Promise<Session> {
+function openTcp(host: string, port: number, timeoutMs: number, writeTimeoutMs: number): Promise<Session> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host, port });
     let alive = false;
@@ -176,7 +186,17 @@ function openTcp(host: string, port: number, timeoutMs: number): Promise<Session
         write: (buf) =>
           new Promise((ok, fail) => {
             if (!alive) return fail(sendError('connection closed'));
-            socket.write(buf, (err) => (err ? fail(sendError(err)) : ok()));
+            // A collector that stops reading would hold the write (and its caller) forever.
+            const stalled = setTimeout(() => {
+              alive = false;
+              socket.destroy();
+              fail(sendError(`the collector took no data for ${writeTimeoutMs} ms`));
+            }, writeTimeoutMs);
+            socket.write(buf, (err) => {
+              clearTimeout(stalled);
+              if (err) fail(sendError(err));
+              else ok();
+            });
           }),
         close: () => {
           alive = false;
