@@ -299,6 +299,8 @@ describe.skipIf(!isRoot)('Prometheus metrics on the lab', () => {
       'antrea_controller_applied_to_group_processed',
       'antrea_controller_address_group_processed',
       'antrea_controller_network_policy_sync_duration_milliseconds_count',
+      'antrea_controller_applied_to_group_sync_duration_milliseconds_count',
+      'antrea_controller_address_group_sync_duration_milliseconds_count',
       'antrea_controller_acnp_status_updates',
     ])
       expect(total(s, m), m).toBeGreaterThan(0);
