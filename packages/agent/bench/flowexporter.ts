@@ -2,8 +2,10 @@
 // conntrack entries of local Pods: parsing the dump and updating the store (poll), then building
 // and sending every record over TCP to a collector that discards them (export). CPU ms of this
 // process (user + system) and wall ms per round, over rounds in which every connection has new
-// counters and comes due. The dump is generated text in OVS's format: ovs-vswitchd's own cost of
-// printing it (and the ovs-appctl process) is not included.
+// counters and comes due; and the longest the event loop went without running a timer during a
+// round's poll and export (what the agent's other work waits at worst). The dump is generated text
+// in OVS's format: ovs-vswitchd's own cost of printing it (and the ovs-appctl process) is not
+// included.
 //
 //   npm run bench:flowexporter -w @antrea-ts/agent [-- --json] [-- --entries 1000,10000] [-- --rounds 10]
 import net from 'node:net';
@@ -70,6 +72,26 @@ async function measure<T>(fn: () => Promise<T>): Promise<{ cpuMs: number; wallMs
   return { cpuMs: (used.user + used.system) / 1000, wallMs, value };
 }
 
+/**
+ * A 1 ms timer that runs until the returned function is called, which answers the longest gap
+ * between its runs (the end counts as a run): how long the event loop was kept from timers.
+ */
+function loopProbe(): () => number {
+  let last = performance.now();
+  let longest = 0;
+  const beat = () => {
+    const t = performance.now();
+    longest = Math.max(longest, t - last);
+    last = t;
+  };
+  const timer = setInterval(beat, 1);
+  return () => {
+    clearInterval(timer);
+    beat();
+    return longest;
+  };
+}
+
 async function run(n: number): Promise<void> {
   let received = 0;
   const sink = net.createServer((s) => s.on('data', (d) => (received += d.length)));
@@ -96,14 +118,17 @@ async function run(n: number): Promise<void> {
   const pollWall: number[] = [];
   const exports: number[] = [];
   const exportWall: number[] = [];
+  const blocked: number[] = [];
   let records = 0;
   try {
     // Round 0 adds every connection (metadata lookups); later rounds update them.
     for (let round = 0; round <= rounds; round++) {
       text = dumpText(n, round);
+      const probe = loopProbe();
       const p = await measure(() => exporter.poll());
       now += 5000;
       const e = await measure(() => exporter.exportDue());
+      const blockedMs = probe();
       if (e.value !== n) throw new Error(`round ${round}: exported ${e.value} of ${n}`);
       records += e.value;
       if (round === 0) {
@@ -115,6 +140,7 @@ async function run(n: number): Promise<void> {
       pollWall.push(p.wallMs);
       exports.push(e.cpuMs);
       exportWall.push(e.wallMs);
+      blocked.push(blockedMs);
     }
     await new Promise((r) => setTimeout(r, 200));
     const c = `${n} entries`;
@@ -122,6 +148,7 @@ async function run(n: number): Promise<void> {
     bench.recordPercentiles(c, pollWall, { 'poll wall p50': 50 }, 'ms');
     bench.recordPercentiles(c, exports, { 'export CPU p50': 50, 'export CPU max': 100 }, 'ms');
     bench.recordPercentiles(c, exportWall, { 'export wall p50': 50 }, 'ms');
+    bench.recordPercentiles(c, blocked, { 'event loop blocked max': 100 }, 'ms');
     bench.record(
       c,
       'poll+export CPU per connection',

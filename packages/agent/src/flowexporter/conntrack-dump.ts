@@ -188,14 +188,23 @@ export function parseConntrackLine(line: string): ConntrackEntry | undefined {
   };
 }
 
-/** Every entry of a dump in `zone`. */
-export function parseConntrackDump(text: string, zone: number): ConntrackEntry[] {
-  const out: ConntrackEntry[] = [];
-  for (const line of text.split('\n')) {
+/** The entries of `zone` among `lines`, appended to `out` (a large dump can be read in slices). */
+export function parseConntrackLines(
+  lines: readonly string[],
+  zone: number,
+  out: ConntrackEntry[] = [],
+): ConntrackEntry[] {
+  const inner = `zone=${zone},`;
+  const last = `zone=${zone}`;
+  for (const line of lines) {
     // Cheap zone filter before the full parse: most of a Node's entries may be in other zones.
-    if (!line.includes(`zone=${zone},`) && !line.endsWith(`zone=${zone}`)) continue;
+    if (!line.includes(inner) && !line.endsWith(last)) continue;
     const e = parseConntrackLine(line);
     if (e && e.zone === zone) out.push(e);
   }
   return out;
 }
+
+/** Every entry of a dump in `zone`. */
+export const parseConntrackDump = (text: string, zone: number): ConntrackEntry[] =>
+  parseConntrackLines(text.split('\n'), zone);

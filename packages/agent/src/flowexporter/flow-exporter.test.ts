@@ -157,6 +157,30 @@ describe('FlowExporter to a real IPFIX collector', () => {
     expect(last[1]!.records[0]!.values).toMatchObject({ packetDeltaCount: 4n, reversePacketDeltaCount: 3n });
   });
 
+  it('gives the event loop turns while it parses a large dump and exports many records', async () => {
+    const { collector, exporter, setDump, advance } = await setup();
+    await exporter.exportDue(); // opens the session: nothing below waits on a connect
+    setDump(
+      ...Array.from({ length: 2500 }, (_, i) =>
+        conntrackLine({ src: '10.10.0.2', dst: '10.10.1.7', sport: 10_000 + i, dport: 80, packets: [1, 1] }),
+      ),
+    );
+    // Each step is awaited with an immediate queued before it: it ran only if the step yielded.
+    const turnDuring = async (step: () => Promise<unknown>): Promise<boolean> => {
+      let turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+      await step();
+      return turned;
+    };
+    expect(await turnDuring(() => exporter.poll())).toBe(true);
+    expect(exporter.stats().connections).toBe(2500);
+    advance(5000);
+    expect(await turnDuring(() => exporter.exportDue())).toBe(true);
+    await collector.waitFor(() => collector.records().length === 2500 || undefined, 5000);
+  });
+
   it('FNV-1 observation domain id (Antrea’s genObservationID)', () => {
     expect(observationDomainId('')).toBe(0x811c9dc5);
     expect(observationDomainId('a')).toBe(0x050c5d7e);

@@ -1,12 +1,18 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { IpfixExporter, type IpfixTransport } from '@antrea-ts/ipfix';
 import type { Logger } from 'pino';
 import { type ConnectionMetadata, ConnectionStore } from './connection-store.js';
-import { parseConntrackDump } from './conntrack-dump.js';
+import { type ConntrackEntry, parseConntrackLines } from './conntrack-dump.js';
 import { IPV4_TEMPLATE, ipv4RecordValues } from './flow-record.js';
 import { flowTypeOf, type IpClassifier, UNSUPPORTED_FLOW } from './flow-type.js';
 
-/** Antrea exports at most this many connections per round before looking at the clock again. */
+/**
+ * Antrea exports at most this many connections per round before looking at the clock again; the
+ * event loop gets a turn between rounds.
+ */
 const MAX_PER_ROUND = 64;
+/** Dump lines parsed between two turns of the event loop (a few ms of work). */
+const LINES_PER_TURN = 1000;
 const MIN_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 /** Antrea's floor between export rounds. */
@@ -105,10 +111,18 @@ export class FlowExporter {
     this.exporter = undefined;
   }
 
-  /** Reads conntrack once and updates the store. */
+  /**
+   * Reads conntrack once and updates the store. The dump is parsed in slices with a turn of the
+   * event loop between them, so a large conntrack table does not hold up the agent's other work.
+   */
   async poll(): Promise<void> {
-    const text = await this.o.dumpConntrack();
-    this.store.update(parseConntrackDump(text, this.o.zone), this.now());
+    const lines = (await this.o.dumpConntrack()).split('\n');
+    const entries: ConntrackEntry[] = [];
+    for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
+      if (i > 0) await nextTurn();
+      parseConntrackLines(lines.slice(i, i + LINES_PER_TURN), this.o.zone, entries);
+    }
+    this.store.update(entries, this.now());
     this.counts.polls++;
   }
 
@@ -117,7 +131,9 @@ export class FlowExporter {
     const exporter = await this.session();
     if (!exporter) return 0;
     let sent = 0;
-    for (;;) {
+    for (let round = 0; ; round++) {
+      // A socket write's callback comes before timers and I/O get their turn: yield explicitly.
+      if (round > 0) await nextTurn();
       const nowMs = this.now();
       const due = this.store.expire(nowMs, MAX_PER_ROUND);
       if (due.length === 0) return sent;
