@@ -123,6 +123,17 @@ describe('ConnectionStore', () => {
     expect(s.size).toBe(0);
   });
 
+  it('connections gone from conntrack and never exported (collector down) are dropped once stale', () => {
+    const s = store();
+    s.update(dump(web(), web({ sport: 40002 })), 0);
+    s.update(dump(), 1000); // both gone; nothing is exported from here on
+    s.update(dump(), 59_999);
+    expect(s.size).toBe(2);
+    s.update(dump(), 60_000); // staleTimeoutMs after their last export (their start)
+    expect(s.size).toBe(0);
+    expect(s.nextDueMs()).toBeUndefined();
+  });
+
   it('pops in deadline order and at most `max` at a time', () => {
     const s = store();
     s.update(dump(web({ sport: 1 })), 0);
