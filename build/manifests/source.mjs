@@ -75,6 +75,17 @@ export const CONTROLLER_RULES = [
   rule(['discovery.k8s.io'], ['endpointslices'], READ),
   rule(['networking.k8s.io'], ['networkpolicies'], READ),
   rule(['crd.antrea.io'], ['*'], ['*']),
+  // AdminNetworkPolicy/BaselineAdminNetworkPolicy (featureGates.AdminNetworkPolicy), status included.
+  rule(
+    ['policy.networking.k8s.io'],
+    [
+      'adminnetworkpolicies',
+      'adminnetworkpolicies/status',
+      'baselineadminnetworkpolicies',
+      'baselineadminnetworkpolicies/status',
+    ],
+    [...READ, 'update', 'patch'],
+  ),
   rule(['apiregistration.k8s.io'], ['apiservices'], [...READ, 'create', 'update', 'patch']),
   rule(
     ['admissionregistration.k8s.io'],

@@ -7,3 +7,4 @@ export * from './crd/index.js';
 export * from './k8s-proto/index.js';
 export * from './labels/index.js';
 export * from './supportbundle/index.js';
+export * from './policy-api/index.js';

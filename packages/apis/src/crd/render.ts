@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { policyApiCrds } from '../policy-api/crds.js';
 import { antreaCrds } from './crds.js';
 import type { CustomResourceDefinition } from './schemas/index.js';
 
@@ -23,8 +24,13 @@ export function renderCrd(crd: CustomResourceDefinition): string {
   return `${CRD_FILE_HEADER}\n${stringify(crd, { lineWidth: 0 })}`;
 }
 
-/** The exact contents build/crds must hold, sorted by file name. */
-export function renderCrdFiles(crds: CustomResourceDefinition[] = antreaCrds()): RenderedFile[] {
+/**
+ * The exact contents build/crds must hold, sorted by file name: crd.antrea.io and the
+ * policy.networking.k8s.io AdminNetworkPolicy kinds Antrea enforces.
+ */
+export function renderCrdFiles(
+  crds: CustomResourceDefinition[] = [...antreaCrds(), ...policyApiCrds()],
+): RenderedFile[] {
   return crds
     .map((crd) => ({ name: crdFileName(crd), content: renderCrd(crd) }))
     .sort((a, b) => a.name.localeCompare(b.name));

@@ -14,8 +14,16 @@ export interface CrdOptions {
   olderVersions?: { name: string; deprecationWarning?: string }[];
 }
 
+/** The names of a kind; crd.antrea.io kinds and the policy.networking.k8s.io ones alike. */
+export type CrdNames = Pick<
+  CrdKindInfo,
+  'kind' | 'plural' | 'singular' | 'shortNames' | 'version' | 'namespaced'
+> & {
+  readonly group: string;
+};
+
 /** Builds a CRD manifest whose names all come from the kind table, storing info.version. */
-export function defineCrd(info: CrdKindInfo, opts: CrdOptions): CustomResourceDefinition {
+export function defineCrd(info: CrdNames, opts: CrdOptions): CustomResourceDefinition {
   const version = (name: string, storage: boolean): CrdVersion => ({
     name,
     served: true,

@@ -17,12 +17,15 @@ export interface JSONSchemaProps {
   pattern?: string;
   minProperties?: number;
   maxProperties?: number;
+  minItems?: number;
   maxItems?: number;
   maxLength?: number;
   oneOf?: JSONSchemaProps[];
   anyOf?: JSONSchemaProps[];
   'x-kubernetes-int-or-string'?: true;
   'x-kubernetes-preserve-unknown-fields'?: true;
+  /** CEL rules kube-apiserver checks (the policy.networking.k8s.io CRDs use them). */
+  'x-kubernetes-validations'?: { rule: string; message: string }[];
 }
 
 export interface PrinterColumn {

@@ -1,0 +1,2 @@
+export * from './crds.js';
+export * from './types.js';
