@@ -89,6 +89,8 @@ async function main(): Promise<number> {
   };
   // Host commands go through one long-lived shell: forking the agent itself per command is costly.
   const runner = new ShellCommandRunner();
+  // ovs-appctl to this Node's ovs-vswitchd: conntrack reads of the flow exporter and the metrics.
+  const datapathAppctl = vswitchdAppctl(runner, options.ovsRunDir);
   const agent = new Agent({
     config: options.agent,
     logger,
@@ -118,8 +120,8 @@ async function main(): Promise<number> {
     policyAuditLog,
     traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
     traceFlow: ofprotoTracer(runner, options.agent.bridgeName, options.ovsRunDir),
-    conntrackDump: ovsConntrackDump(vswitchdAppctl(runner, options.ovsRunDir), CT_ZONE),
-    datapathAppctl: vswitchdAppctl(runner, options.ovsRunDir),
+    conntrackDump: ovsConntrackDump(datapathAppctl, CT_ZONE),
+    datapathAppctl,
     clusterLookup: kubeClusterLookup(kubeConfig),
     logLevel,
     supportBundle: {
