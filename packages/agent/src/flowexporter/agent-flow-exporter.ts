@@ -7,7 +7,7 @@ import type { FlowCache } from '../openflow/flow-cache.js';
 import { agentFlowMetadata, podsByIp, servicePortNames } from './agent-metadata.js';
 import type { FlowExporterConfig } from './config.js';
 import { FlowExporter } from './flow-exporter.js';
-import { podCidrClassifier } from './flow-type.js';
+import { podCidrClassifier, readOncePerTurn } from './flow-type.js';
 
 export interface AgentFlowExporterDeps {
   readonly nodeName: string;
@@ -43,7 +43,8 @@ export function startAgentFlowExporter(d: AgentFlowExporterDeps): RunningFlowExp
     zone: CT_ZONE,
     serviceMarkBit: 1 << ServiceCTMarkField.start,
     metadata: agentFlowMetadata(pods.lookup, servicePortNames(d.flows), d.ruleOfConjId),
-    classify: podCidrClassifier(d.podCidrs),
+    // The list is built (peers sorted) on each call: read once per export round, not twice per record.
+    classify: podCidrClassifier(readOncePerTurn(d.podCidrs)),
     networkPolicyOnly: d.networkPolicyOnly,
     ...(d.resolveService ? { resolveService: d.resolveService } : {}),
     logger: d.logger,

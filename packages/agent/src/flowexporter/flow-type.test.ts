@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connection } from './connection.js';
-import { FlowType, flowTypeOf, podCidrClassifier, UNSUPPORTED_FLOW } from './flow-type.js';
+import { FlowType, flowTypeOf, podCidrClassifier, readOncePerTurn, UNSUPPORTED_FLOW } from './flow-type.js';
 
 const conn = (srcIp: string, dstIp: string, srcPod: boolean, dstPod: boolean) =>
   ({
@@ -34,5 +34,22 @@ describe('flow type', () => {
     cidrs = [...cidrs, '10.10.2.0/24'];
     expect(classify('10.10.2.5')).toEqual({ isPod: true, isGateway: false });
     expect(classify('10.10.2.1')).toEqual({ isPod: true, isGateway: true });
+  });
+
+  it('readOncePerTurn: one read per synchronous run, a changed list seen on the next', async () => {
+    let reads = 0;
+    let list = ['10.10.0.0/24'];
+    const perTurn = podCidrClassifier(
+      readOncePerTurn(() => {
+        reads++;
+        return list;
+      }),
+    );
+    for (let i = 0; i < 100; i++) perTurn(`10.10.0.${i}`);
+    expect(reads).toBe(1);
+    list = ['10.10.0.0/24', '10.10.2.0/24'];
+    await Promise.resolve();
+    expect(perTurn('10.10.2.5')).toEqual({ isPod: true, isGateway: false });
+    expect(reads).toBe(2);
   });
 });

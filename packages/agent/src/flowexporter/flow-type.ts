@@ -21,15 +21,19 @@ const CLASSIFIED_MAX = 65_536;
 
 /**
  * Classifies against the cluster's IPv4 podCIDRs (this Node's and its peers'). Runs twice per
- * exported record, over few distinct addresses: answers are kept until the CIDR list changes.
+ * exported record, over few distinct addresses: answers are kept until the CIDR list changes. The
+ * list is compared only when `cidrs()` answers another array than last time (a changed list is a
+ * new array; `readOncePerTurn` keeps one array per export round).
  */
 export function podCidrClassifier(cidrs: () => readonly string[]): IpClassifier {
+  let last: readonly string[] | undefined;
   let key = '';
   let parsed: Array<{ cidr: Ipv4Cidr; gateway: number }> = [];
   const known = new Map<string, { isPod: boolean; isGateway: boolean }>();
   return (ip) => {
     const list = cidrs();
-    const k = list.join(',');
+    const k = list === last ? key : list.join(',');
+    last = list;
     if (k !== key) {
       key = k;
       known.clear();
@@ -45,6 +49,25 @@ export function podCidrClassifier(cidrs: () => readonly string[]): IpClassifier 
     if (known.size >= CLASSIFIED_MAX) known.clear();
     known.set(ip, answer);
     return answer;
+  };
+}
+
+/**
+ * `read`'s answer kept until the current synchronous run ends (the next microtask): for a getter
+ * that builds its answer (the agent's podCIDR list is sorted from its peers on every call) and is
+ * consulted for every record of an export round. Nothing else runs within a synchronous run, so
+ * the answer cannot go stale in it.
+ */
+export function readOncePerTurn<T>(read: () => T): () => T {
+  let cached: { value: T } | undefined;
+  return () => {
+    if (!cached) {
+      cached = { value: read() };
+      queueMicrotask(() => {
+        cached = undefined;
+      });
+    }
+    return cached.value;
   };
 }
 
