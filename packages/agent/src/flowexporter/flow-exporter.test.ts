@@ -1,6 +1,7 @@
+import net from 'node:net';
 import { IpfixCollector } from '@antrea-ts/ipfix';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlowExporter, observationDomainId } from './flow-exporter.js';
 import { IPV4_TEMPLATE } from './flow-record.js';
 import { FlowType, podCidrClassifier } from './flow-type.js';
@@ -180,6 +181,63 @@ describe('FlowExporter to a real IPFIX collector', () => {
     expect(await turnDuring(() => exporter.exportDue())).toBe(true);
     await collector.waitFor(() => collector.records().length === 2500 || undefined, 5000);
   });
+
+  it('stop() ends a tick stuck sending to a collector that stopped reading', async () => {
+    const accepted: net.Socket[] = [];
+    const server = net.createServer((s) => accepted.push(s.pause()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => {
+      for (const s of accepted) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    // Long Pod names: ~700-byte records, ~10 MB in all, more than the sockets' buffers hold.
+    const long = (name: string) => `${name}-${'x'.repeat(240)}`;
+    let now = Date.UTC(2026, 0, 1);
+    const exporter = new FlowExporter({
+      nodeName: 'node-a',
+      collector: { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port, transport: 'tcp' },
+      pollIntervalMs: 60_000,
+      activeTimeoutMs: 0,
+      idleTimeoutMs: 15_000,
+      dumpConntrack: async () =>
+        Array.from({ length: 15_000 }, (_, i) =>
+          conntrackLine({
+            src: '10.10.0.2',
+            dst: '10.10.0.3',
+            sport: 10_000 + i,
+            dport: 80,
+            packets: [1, 1],
+          }),
+        ).join('\n'),
+      zone: 65520,
+      serviceMarkBit: 0x10,
+      metadata: fixedMetadata({
+        '10.10.0.2': `default/${long('client')}`,
+        '10.10.0.3': `prod/${long('web')}`,
+      }),
+      classify: podCidrClassifier(() => ['10.10.0.0/24']),
+      networkPolicyOnly: false,
+      logger,
+      now: () => now++,
+    });
+    exporter.start();
+    // Stuck: some records went out, and no more for a while.
+    let seen = -1;
+    await vi.waitUntil(
+      () => {
+        const n = exporter.stats().recordsExported;
+        const stuck = n > 0 && n === seen && n < 15_000;
+        seen = n;
+        return stuck;
+      },
+      { timeout: 8000, interval: 300 },
+    );
+    // Without closing the session first, stop() would wait out the 10 s write timeout.
+    const t0 = performance.now();
+    await exporter.stop();
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(exporter.stats().recordsExported).toBeLessThan(15_000);
+  }, 30_000);
 
   it('FNV-1 observation domain id (Antrea’s genObservationID)', () => {
     expect(observationDomainId('')).toBe(0x811c9dc5);

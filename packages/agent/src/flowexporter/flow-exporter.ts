@@ -106,9 +106,10 @@ export class FlowExporter {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // Closed first: a send waiting on a collector that stopped reading fails now, not at its timeout.
+    this.dropSession();
     await this.running;
-    this.exporter?.close();
-    this.exporter = undefined;
+    this.dropSession();
   }
 
   /**
@@ -163,7 +164,7 @@ export class FlowExporter {
       await this.poll().catch((err: unknown) => this.log.warn({ err }, 'reading conntrack failed'));
     }
     await this.exportDue().catch((err: unknown) => {
-      this.log.warn({ err }, 'exporting flow records failed; reconnecting');
+      if (!this.stopped) this.log.warn({ err }, 'exporting flow records failed; reconnecting');
       this.dropSession();
     });
     const now = this.now();
