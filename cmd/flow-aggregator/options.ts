@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { type FlowAggregatorConfig, IPFIX_COLLECTOR_PORT, parseConfig } from '@antrea-ts/flow-aggregator';
+import { Command, InvalidArgumentError, Option } from 'commander';
+
+export interface FlowAggregatorOptions {
+  readonly config: FlowAggregatorConfig;
+  /** Address the collecting process and the health endpoints listen on. */
+  readonly bindAddress: string;
+  /** The IPFIX collecting port (Antrea: 4739). */
+  readonly ipfixPort: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('want an integer 0-65535');
+  return n;
+}
+
+/** Parses argv (node, script, ...flags); reads and validates --config. Throws on bad input. */
+export function loadOptions(argv: readonly string[]): FlowAggregatorOptions {
+  const program = new Command('flow-aggregator')
+    .description(
+      "Antrea's Flow Aggregator: collects the agents' IPFIX records, correlates both Nodes' records of a connection, exports them",
+    )
+    .exitOverride()
+    .option('--config <path>', 'flow-aggregator.conf (YAML, Antrea keys)')
+    .option('--bind-address <address>', 'address to listen on', '0.0.0.0')
+    .option('--ipfix-port <port>', 'IPFIX collecting port (0 = any free port)', port, IPFIX_COLLECTOR_PORT)
+    .addOption(
+      new Option('--log-level <level>', 'pino log level')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    );
+  program.parse([...argv]);
+  const o = program.opts<{ config?: string; bindAddress: string; ipfixPort: number; logLevel: string }>();
+  return Object.freeze({
+    config: parseConfig(o.config ? readFileSync(o.config, 'utf8') : ''),
+    bindAddress: o.bindAddress,
+    ipfixPort: o.ipfixPort,
+    logLevel: o.logLevel as FlowAggregatorOptions['logLevel'],
+  });
+}

@@ -1,0 +1,257 @@
+import type { Logger } from 'pino';
+import { correlate } from './correlate.js';
+import {
+  big,
+  type FlowValues,
+  flowKey,
+  isFromDestinationNode,
+  isFromSourceNode,
+  needsCorrelation,
+  num,
+} from './flow-record.js';
+
+/** A record waiting for the other Node's half is given this many more active timeouts, then dropped. */
+export const MAX_CORRELATION_RETRIES = 2;
+
+const COUNTERS = ['packetTotalCount', 'octetTotalCount', 'packetDeltaCount', 'octetDeltaCount'];
+const REVERSE_COUNTERS = COUNTERS.map((c) => `reverse${c[0]!.toUpperCase()}${c.slice(1)}`);
+const ALL_COUNTERS = [...COUNTERS, ...REVERSE_COUNTERS];
+type Side = 'SourceNode' | 'DestinationNode';
+const SIDES: readonly Side[] = ['SourceNode', 'DestinationNode'];
+
+/** The elements the aggregation adds to Antrea's agent records, in the order our exporter sends them. */
+export const AGGREGATED_ELEMENTS: readonly string[] = [
+  ...SIDES.flatMap((s) => ALL_COUNTERS.map((c) => `${c}From${s}`)),
+  'throughput',
+  'reverseThroughput',
+  'throughputFromSourceNode',
+  'throughputFromDestinationNode',
+  'reverseThroughputFromSourceNode',
+  'reverseThroughputFromDestinationNode',
+  'flowEndSecondsFromSourceNode',
+  'flowEndSecondsFromDestinationNode',
+];
+
+export interface AggregationOptions {
+  /** activeFlowRecordTimeout: a flow with new data is exported at least this often. */
+  readonly activeTimeoutMs: number;
+  /** inactiveFlowRecordTimeout: a flow no agent reported for this long is forgotten. */
+  readonly inactiveTimeoutMs: number;
+  readonly logger: Logger;
+  /** Clock in ms. */
+  readonly now?: () => number;
+}
+
+interface AggregatedFlow {
+  readonly values: FlowValues;
+  /** Both halves are in, or the flow needs only one. */
+  ready: boolean;
+  retries: number;
+  /** An agent record arrived since the last export. */
+  updated: boolean;
+  activeAt: number;
+  inactiveAt: number;
+}
+
+export interface AggregationStats {
+  readonly flows: number;
+  readonly recordsIn: number;
+  readonly correlated: number;
+  readonly uncorrelatedDropped: number;
+}
+
+/**
+ * The aggregation process of Antrea's Flow Aggregator (Aggregate mode): one record per connection
+ * (the 5-tuple), the two Nodes' halves of an inter-Node connection merged into one, counters kept
+ * per Node (`...FromSourceNode`, `...FromDestinationNode`) and as a whole, throughput from the
+ * growth of the octet totals between records. `expire()` hands out the records whose active or
+ * inactive timeout has passed; a record that needs no correlation is due at once, one that does is
+ * due once its other half arrived, or dropped after MAX_CORRELATION_RETRIES more active timeouts.
+ */
+export class AggregationProcess {
+  private readonly flows = new Map<string, AggregatedFlow>();
+  private readonly now: () => number;
+  private readonly log: Logger;
+  private recordsIn = 0;
+  private correlated = 0;
+  private uncorrelatedDropped = 0;
+
+  constructor(private readonly o: AggregationOptions) {
+    this.now = o.now ?? Date.now;
+    this.log = o.logger.child({ component: 'aggregation' });
+  }
+
+  stats(): AggregationStats {
+    return {
+      flows: this.flows.size,
+      recordsIn: this.recordsIn,
+      correlated: this.correlated,
+      uncorrelatedDropped: this.uncorrelatedDropped,
+    };
+  }
+
+  /** Takes one agent record. */
+  add(record: FlowValues): void {
+    this.recordsIn++;
+    const now = this.now();
+    const key = flowKey(record);
+    const corr = needsCorrelation(record);
+    const flow = this.flows.get(key);
+    if (!flow) {
+      this.flows.set(key, this.newFlow(record, corr, now));
+      return;
+    }
+    const wasReady = flow.ready;
+    if (corr) {
+      if (!flow.ready && !sameNode(record, flow.values)) {
+        correlate(flow.values, record);
+        flow.ready = true;
+        this.correlated++;
+      }
+      const fromSource = isFromSourceNode(record);
+      aggregate(record, flow.values, fromSource ? ['SourceNode'] : ['DestinationNode']);
+    } else {
+      aggregate(record, flow.values, SIDES);
+    }
+    flow.updated = true;
+    // A record that has just become whole goes out at the next expiry round.
+    if (!wasReady && flow.ready) flow.activeAt = now;
+    flow.inactiveAt = now + this.o.inactiveTimeoutMs;
+  }
+
+  /**
+   * Calls `emit` with a snapshot of every record due now, then clears their delta counters and
+   * throughput; forgets flows past their inactive timeout.
+   */
+  expire(emit: (record: Readonly<FlowValues>) => void): void {
+    const now = this.now();
+    for (const [key, flow] of this.flows) {
+      if (flow.activeAt > now && flow.inactiveAt > now) continue;
+      if (!flow.ready) {
+        flow.retries++;
+        if (flow.retries > MAX_CORRELATION_RETRIES) {
+          this.flows.delete(key);
+          this.uncorrelatedDropped++;
+          this.log.debug({ key }, 'dropping a record whose other half never arrived');
+        } else {
+          flow.activeAt = now + this.o.activeTimeoutMs;
+          flow.inactiveAt = now + this.o.inactiveTimeoutMs;
+        }
+        continue;
+      }
+      if (flow.updated) {
+        emit({ ...flow.values });
+        resetDeltas(flow.values);
+        flow.updated = false;
+      }
+      if (flow.inactiveAt <= now) this.flows.delete(key);
+      else if (flow.activeAt <= now) flow.activeAt = now + this.o.activeTimeoutMs;
+    }
+  }
+
+  private newFlow(record: FlowValues, corr: boolean, now: number): AggregatedFlow {
+    const values: FlowValues = { ...record };
+    const sides: readonly Side[] = corr
+      ? isFromSourceNode(record)
+        ? ['SourceNode']
+        : ['DestinationNode']
+      : SIDES;
+    for (const side of SIDES) {
+      const filled = sides.includes(side);
+      for (const c of ALL_COUNTERS) values[`${c}From${side}`] = filled ? big(record, c) : 0n;
+      values[`flowEndSecondsFrom${side}`] = filled ? num(record, 'flowEndSeconds') : 0;
+    }
+    const seconds = num(record, 'flowEndSeconds') - num(record, 'flowStartSeconds');
+    const rate = (octets: bigint): bigint => (seconds > 0 ? (octets * 8n) / BigInt(seconds) : 0n);
+    const forward = rate(big(record, 'octetTotalCount'));
+    const reverse = rate(big(record, 'reverseOctetTotalCount'));
+    values.throughput = forward;
+    values.reverseThroughput = reverse;
+    for (const side of SIDES) {
+      const filled = sides.includes(side);
+      values[`throughputFrom${side}`] = filled ? forward : 0n;
+      values[`reverseThroughputFrom${side}`] = filled ? reverse : 0n;
+    }
+    const ready = !corr;
+    return {
+      values,
+      ready,
+      retries: 0,
+      updated: true,
+      activeAt: ready ? now : now + this.o.activeTimeoutMs,
+      inactiveAt: now + this.o.inactiveTimeoutMs,
+    };
+  }
+}
+
+/** Both records are the same Node's half (a later update, not the other half). */
+function sameNode(a: FlowValues, b: FlowValues): boolean {
+  return (
+    (isFromSourceNode(a) && isFromSourceNode(b)) || (isFromDestinationNode(a) && isFromDestinationNode(b))
+  );
+}
+
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+/**
+ * Folds a later record of the same flow into `into` for the Nodes in `sides`: per-Node totals
+ * replaced, per-Node deltas summed; the flow's own totals are the larger of the Nodes', its deltas
+ * and throughput those of the newest record. A record older than the last one from its Node
+ * changes nothing but the end times.
+ */
+function aggregate(incoming: FlowValues, into: FlowValues, sides: readonly Side[]): void {
+  const end = num(incoming, 'flowEndSeconds');
+  const latest = end >= num(into, 'flowEndSeconds');
+  if (latest) into.flowEndSeconds = end;
+  let previousEnd = 0;
+  for (const side of sides) {
+    const field = `flowEndSecondsFrom${side}`;
+    previousEnd = num(into, field) || num(incoming, 'flowStartSeconds');
+    into[field] = end;
+  }
+  if (end <= previousEnd) return;
+  const elapsed = BigInt(end - previousEnd);
+  // The end of the connection, once reported, stays.
+  if (num(into, 'flowEndReason') !== END_OF_FLOW) into.flowEndReason = num(incoming, 'flowEndReason');
+  if (latest && typeof incoming.tcpState === 'string') into.tcpState = incoming.tcpState;
+  let grown = 0n;
+  let reverseGrown = 0n;
+  for (const side of sides) {
+    grown = clampGrowth(big(incoming, 'octetTotalCount') - big(into, `octetTotalCountFrom${side}`));
+    reverseGrown = clampGrowth(
+      big(incoming, 'reverseOctetTotalCount') - big(into, `reverseOctetTotalCountFrom${side}`),
+    );
+    for (const c of ALL_COUNTERS) {
+      const f = `${c}From${side}`;
+      into[f] = c.includes('Total') ? big(incoming, c) : big(into, f) + big(incoming, c);
+    }
+    if (latest) {
+      for (const c of ALL_COUNTERS) {
+        const fromSide = big(into, `${c}From${side}`);
+        into[c] = c.includes('Total') ? maxBig(big(into, c), fromSide) : fromSide;
+      }
+    }
+    into[`throughputFrom${side}`] = (grown * 8n) / elapsed;
+    into[`reverseThroughputFrom${side}`] = (reverseGrown * 8n) / elapsed;
+  }
+  if (latest) {
+    into.throughput = (grown * 8n) / elapsed;
+    into.reverseThroughput = (reverseGrown * 8n) / elapsed;
+  }
+}
+
+/** flowEndReason endOfFlowDetected (RFC 5102). */
+const END_OF_FLOW = 3;
+const clampGrowth = (d: bigint): bigint => (d > 0n ? d : 0n);
+
+const DELTA_FIELDS = [
+  ...ALL_COUNTERS.filter((c) => c.includes('Delta')).flatMap((c) => [c, ...SIDES.map((s) => `${c}From${s}`)]),
+  'throughput',
+  'reverseThroughput',
+  ...SIDES.flatMap((s) => [`throughputFrom${s}`, `reverseThroughputFrom${s}`]),
+];
+
+/** After an export: totals stay (the next throughput is computed from them), the rest restarts. */
+function resetDeltas(values: FlowValues): void {
+  for (const f of DELTA_FIELDS) values[f] = 0n;
+}
