@@ -47,6 +47,14 @@ describe('flowExporter config', () => {
     expect(() => flowExporterConfig({ ...on, flowCollectorAddr: 'x:1:tls' }, true)).toThrow(/tls/);
   });
 
+  it('raises export timeouts under the poll interval to it, as Antrea does', () => {
+    const c = flowExporterConfig(
+      { enable: true, flowPollInterval: '2s', activeFlowExportTimeout: '0s', idleFlowExportTimeout: '1s' },
+      true,
+    );
+    expect(c).toMatchObject({ pollIntervalMs: 2000, activeTimeoutMs: 2000, idleTimeoutMs: 2000 });
+  });
+
   it('does not refuse to start over a section it will not use (exporter off)', () => {
     const antreaChart = { enable: true, flowCollectorAddr: 'flow-aggregator/flow-aggregator:14739:grpc' };
     expect(flowExporterConfig(antreaChart, false)).toMatchObject({

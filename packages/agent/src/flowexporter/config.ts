@@ -94,13 +94,17 @@ function build(f: FlowExporterFileSection, featureGate: boolean, enable: boolean
       throw new AgentError('AGENT_CONFIG_INVALID', `flowExporter.protocolFilter: unknown protocol ${p}`);
     return n;
   });
+  // As Antrea: an export timeout under the poll interval is raised to it. Records cannot carry news
+  // more often than conntrack is read, and a 0 s active timeout would re-export without end.
+  const timeout = (key: 'activeFlowExportTimeout' | 'idleFlowExportTimeout'): number =>
+    Math.max(pollIntervalMs, parseDuration(key, f[key]!));
   return Object.freeze({
     featureGate,
     enable,
     collector: parseCollectorAddress(f.flowCollectorAddr!),
     pollIntervalMs,
-    activeTimeoutMs: parseDuration('activeFlowExportTimeout', f.activeFlowExportTimeout!),
-    idleTimeoutMs: parseDuration('idleFlowExportTimeout', f.idleFlowExportTimeout!),
+    activeTimeoutMs: timeout('activeFlowExportTimeout'),
+    idleTimeoutMs: timeout('idleFlowExportTimeout'),
     protocols: Object.freeze(protocols),
   });
 }
