@@ -11,3 +11,4 @@ export * from './exporter/log-exporter.js';
 export * from './flow-aggregator.js';
 export * from './flow-record.js';
 export * from './health-server.js';
+export * from './testing-records.js';

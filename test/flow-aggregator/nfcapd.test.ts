@@ -1,0 +1,166 @@
+// The Flow Aggregator's output read by a third-party collector: agents' halves of inter-Node
+// connections (and intra-Node ones) go in over TCP, the aggregated records go out over UDP to
+// nfdump's nfcapd, which must see one flow per connection, in sequence, with the 5-tuple and the
+// aggregated delta counters; it skips the enterprise fields (Pods, Nodes, the per-Node counters).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AGENT_IPV4_ELEMENTS,
+  agentRecord,
+  FlowAggregator,
+  FlowType,
+  IpfixFlowExporter,
+  templateOf,
+  templateValues,
+} from '@antrea-ts/flow-aggregator';
+import { freePort, ManagedProcess, makeTempDir, run, type TempDir, waitFor } from '@antrea-ts/harness';
+import { IpfixExporter } from '@antrea-ts/ipfix';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const logger = pino({ level: 'silent' });
+const AGENT_TEMPLATE = templateOf(256, AGENT_IPV4_ELEMENTS);
+const INTER = 20;
+const INTRA = 5;
+
+describe('aggregated records read by nfcapd', () => {
+  let dir: TempDir;
+  let nfcapd: ManagedProcess;
+  let nfcapdPort: number;
+
+  beforeAll(async () => {
+    dir = makeTempDir('fa-nfcapd');
+    nfcapdPort = await freePort();
+    const logFile = join(dir.path, 'nfcapd.log');
+    nfcapd = new ManagedProcess({
+      name: 'nfcapd',
+      argv: ['nfcapd', '-b', '127.0.0.1', '-p', String(nfcapdPort), '-w', dir.path, '-t', '3600', '-E'],
+      logFile,
+    });
+    await waitFor(
+      'nfcapd bound',
+      async () => readFileSync(logFile, 'utf8').includes('Bound to') || undefined,
+      10_000,
+      50,
+    );
+  });
+
+  afterAll(async () => {
+    await nfcapd?.stop();
+    dir?.remove();
+  });
+
+  it('gets one flow per connection, both halves of an inter-Node one merged', async () => {
+    const fa = new FlowAggregator({
+      host: '127.0.0.1',
+      port: 0,
+      transports: ['tcp'],
+      activeTimeoutMs: 60_000,
+      inactiveTimeoutMs: 90_000,
+      expiryIntervalMs: 3_600_000, // rounds run by flush() below only
+      logger,
+      exporters: [
+        new IpfixFlowExporter({
+          host: '127.0.0.1',
+          port: nfcapdPort,
+          transport: 'udp',
+          observationDomainId: 99,
+          templateRefreshMs: 600_000,
+          maxMessageBytes: 0,
+          podLabels: false,
+          logger,
+        }),
+      ],
+    });
+    await fa.start();
+    try {
+      const conn = (i: number) => ({
+        src: `10.10.0.${10 + i}`,
+        dst: i < INTER ? '10.10.1.3' : '10.10.0.3',
+        sport: 41_000 + i,
+        dport: 8080,
+        start: 100,
+        end: 110,
+        octets: BigInt(1000 + i),
+        packets: BigInt(10 + i),
+      });
+      const client = (i: number) => ({ name: `client-${i}`, namespace: 'ns', node: 'node-1' });
+      const server = { name: 'server', namespace: 'ns', node: 'node-2' };
+      const node1 = Array.from({ length: INTER + INTRA }, (_, i) =>
+        i < INTER
+          ? agentRecord({ ...conn(i), flowType: FlowType.InterNode, srcPod: client(i) })
+          : agentRecord({
+              ...conn(i),
+              flowType: FlowType.IntraNode,
+              srcPod: client(i),
+              dstPod: { ...server, node: 'node-1' },
+            }),
+      );
+      const node2 = Array.from({ length: INTER }, (_, i) =>
+        agentRecord({ ...conn(i), flowType: FlowType.InterNode, dstPod: server }),
+      );
+      for (const [domainId, records] of [
+        [1, node1],
+        [2, node2],
+      ] as const) {
+        const agent = new IpfixExporter({
+          host: '127.0.0.1',
+          port: fa.port,
+          transport: 'tcp',
+          domainId,
+          templates: [AGENT_TEMPLATE],
+          logger,
+        });
+        await agent.connect();
+        await agent.send(
+          AGENT_TEMPLATE,
+          records.map((r) => templateValues(AGENT_TEMPLATE, r)),
+        );
+        agent.close();
+      }
+      await waitFor(
+        'both Nodes’ records in',
+        async () => fa.stats().recordsIn === 2 * INTER + INTRA || undefined,
+        10_000,
+        20,
+      );
+      await fa.flush();
+      expect(fa.stats()).toMatchObject({ exported: INTER + INTRA, correlated: INTER });
+    } finally {
+      await fa.stop();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    await nfcapd.stop();
+    const log = readFileSync(join(dir.path, 'nfcapd.log'), 'utf8');
+    expect(log).toMatch(new RegExp(`Flows: ${INTER + INTRA},`));
+    expect(log).toMatch(/Sequence Errors: 0, Bad Packets: 0/);
+    const file = readdirSync(dir.path).find((f) => /^nfcapd\.\d+$/.test(f));
+    const out = await run([
+      'nfdump',
+      '-r',
+      join(dir.path, file!),
+      '-q',
+      '-o',
+      'fmt:%sa|%da|%sp|%dp|%pr|%ipkt|%ibyt',
+    ]);
+    const rows = new Map(
+      out
+        .trim()
+        .split('\n')
+        .map((l) => l.split('|').map((c) => c.trim()))
+        .map((r) => [Number(r[2]), r]),
+    );
+    expect(rows.size).toBe(INTER + INTRA);
+    for (let i = 0; i < INTER + INTRA; i++) {
+      expect(rows.get(41_000 + i)).toEqual([
+        `10.10.0.${10 + i}`,
+        i < INTER ? '10.10.1.3' : '10.10.0.3',
+        String(41_000 + i),
+        '8080',
+        'TCP',
+        String(10 + i),
+        String(1000 + i),
+      ]);
+    }
+  });
+});
