@@ -136,6 +136,17 @@ describe('IPFIX message codec (golden bytes)', () => {
     expect(cache.get(0xdeadbeef, 256)).toBeUndefined();
   });
 
+  it('withdraws all of a domain’s templates with template id 2, and only that domain’s', () => {
+    const cache = new TemplateCache();
+    decodeMessage(TEMPLATE_MESSAGE, cache);
+    const other = Buffer.from(TEMPLATE_MESSAGE);
+    other.writeUInt32BE(7, 12);
+    decodeMessage(other, cache);
+    decodeMessage(hex('000a 0018 00000000 00000000 deadbeef 0002 0008 0002 0000'), cache);
+    expect(cache.get(0xdeadbeef, 256)).toBeUndefined();
+    expect(cache.get(7, 256)).toBeDefined();
+  });
+
   it('refuses malformed messages with IPFIX_DECODE', () => {
     const cache = new TemplateCache();
     expect(() => decodeMessage(hex('0009 0010 00000000 00000000 00000000'), cache)).toThrow(/version 9/);

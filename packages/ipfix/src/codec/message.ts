@@ -143,8 +143,14 @@ export class TemplateCache {
   set(domainId: number, t: DecodedTemplate): void {
     this.templates.set(`${domainId}/${t.templateId}`, t);
   }
+  /** Template id 2 (the template set's id) withdraws all of the domain's templates (RFC 7011 section 8.1). */
   withdraw(domainId: number, templateId: number): void {
-    this.templates.delete(`${domainId}/${templateId}`);
+    if (templateId !== TEMPLATE_SET_ID) {
+      this.templates.delete(`${domainId}/${templateId}`);
+      return;
+    }
+    const prefix = `${domainId}/`;
+    for (const key of this.templates.keys()) if (key.startsWith(prefix)) this.templates.delete(key);
   }
   get size(): number {
     return this.templates.size;
