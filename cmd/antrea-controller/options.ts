@@ -172,6 +172,7 @@ export function loadOptions(
     publishCaBundle: o.publishCaBundle,
     webhooks: o.webhooks,
     antreaPolicy: gates['AntreaPolicy'] ?? true,
+    adminNetworkPolicy: gates['AdminNetworkPolicy'] ?? false,
     enablePrometheusMetrics: file.enablePrometheusMetrics ?? true,
     controllerInfoIntervalMs: interval * 1000,
     ...(nodeIPAM ? { nodeIPAM } : {}),

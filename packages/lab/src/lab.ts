@@ -88,6 +88,8 @@ export interface LabUpOptions extends LabOptions {
   nodeCidrMaskSize?: number;
   /** Start antrea-controller (default: when its binary is built). */
   controller?: boolean;
+  /** antrea-controller's featureGates, e.g. `{ AdminNetworkPolicy: true }` (default: its own). */
+  controllerFeatureGates?: Readonly<Record<string, boolean>>;
 }
 
 export interface PodCreateSpec {
@@ -262,7 +264,7 @@ export class Lab {
         }),
         { mode: 0o600 },
       );
-      await this.#startController(clusterCidr, options.nodeCidrMaskSize);
+      await this.#startController(clusterCidr, options.nodeCidrMaskSize, options.controllerFeatureGates);
     }
 
     await networks;
@@ -294,12 +296,20 @@ export class Lab {
     this.#log.info({ nodes: count, ms: Date.now() - started }, 'lab up');
   }
 
-  async #startController(clusterCidr: string, nodeCidrMaskSize: number | undefined): Promise<void> {
+  async #startController(
+    clusterCidr: string,
+    nodeCidrMaskSize: number | undefined,
+    featureGates: Readonly<Record<string, boolean>> | undefined,
+  ): Promise<void> {
     const main = this.#artifacts.controllerMain!;
-    // The mask size has no flag (as in Antrea): it goes in a config file of its own.
+    // The mask size has no flag (as in Antrea), nor have feature gates: they go in a config file.
     const config = join(this.layout.stateDir, 'antrea-controller.conf');
+    const lines: string[] = [];
     if (nodeCidrMaskSize !== undefined)
-      writeFileSync(config, `nodeIPAM:\n  nodeCIDRMaskSizeIPv4: ${nodeCidrMaskSize}\n`);
+      lines.push('nodeIPAM:', `  nodeCIDRMaskSizeIPv4: ${nodeCidrMaskSize}`);
+    const gates = Object.entries(featureGates ?? {});
+    if (gates.length > 0) lines.push('featureGates:', ...gates.map(([k, v]) => `  ${k}: ${v}`));
+    if (lines.length > 0) writeFileSync(config, `${lines.join('\n')}\n`);
     const p = spawnDetached({
       name: 'antrea-controller',
       log: this.layout.log('antrea-controller'),
@@ -315,7 +325,7 @@ export class Lab {
         `--dashboard-bind-address=${this.layout.hostIp}`,
         '--enable-node-ipam',
         `--cluster-cidrs=${clusterCidr}`,
-        ...(nodeCidrMaskSize !== undefined ? [`--config=${config}`] : []),
+        ...(lines.length > 0 ? [`--config=${config}`] : []),
       ],
     });
     await this.store.update((s) => {

@@ -86,6 +86,11 @@ export interface AntreaControllerConfig {
   supportBundleCollection?: boolean;
   /** Egress: pool IP allocation and EgressGroups (Antrea's Beta gate, on by default). Default true. */
   egress?: boolean;
+  /**
+   * AdminNetworkPolicy and BaselineAdminNetworkPolicy (policy.networking.k8s.io/v1alpha1), Antrea's
+   * Alpha gate of that name, off by default. Their CRDs must be installed.
+   */
+  adminNetworkPolicy?: boolean;
 }
 
 export interface AntreaControllerDeps {
@@ -161,7 +166,12 @@ export class AntreaController {
       },
       { logger },
     );
-    const informers = deps.informers ?? makePolicyInformers(kc, { antreaNative: config.antreaPolicy });
+    const informers =
+      deps.informers ??
+      makePolicyInformers(kc, {
+        antreaNative: config.antreaPolicy,
+        adminNetworkPolicy: config.adminNetworkPolicy ?? false,
+      });
     this.#adapter = new InformerAdapter(this.#engine, informers, logger);
     const webhooks = (config.webhooks ?? true) && config.antreaPolicy;
     const admission = webhooks ? new AdmissionState() : undefined;

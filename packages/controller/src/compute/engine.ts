@@ -1,7 +1,19 @@
-import type { GroupMember, IPBlock, NamedPort, Protocol, ServiceReference } from '@antrea-ts/apis';
+import type {
+  AdminNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  GroupMember,
+  IPBlock,
+  NamedPort,
+  Protocol,
+  ServiceReference,
+} from '@antrea-ts/apis';
 import { type Labels, parseCIDR, parseIPGo, type Selector, SelectorCache } from '@antrea-ts/apis';
 import type { V1Namespace, V1NetworkPolicy, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import {
+  translateAdminNetworkPolicy,
+  translateBaselineAdminNetworkPolicy,
+} from '../admin-policy/translate.js';
 import {
   GroupingIndex,
   POD_IPS_CHANGED,
@@ -82,7 +94,12 @@ export interface EngineCounts {
   internalGroups: number;
 }
 
-type SourceKind = 'K8sNetworkPolicy' | 'AntreaClusterNetworkPolicy' | 'AntreaNetworkPolicy';
+type SourceKind =
+  | 'K8sNetworkPolicy'
+  | 'AntreaClusterNetworkPolicy'
+  | 'AntreaNetworkPolicy'
+  | 'AdminNetworkPolicy'
+  | 'BaselineAdminNetworkPolicy';
 
 /** What a translation looked at; `groups` stays undefined for the many policies that use none. */
 interface Deps {
@@ -96,7 +113,12 @@ const NO_DEPS: Deps = Object.freeze({ tier: undefined, groups: undefined, namesp
 interface PolicyState {
   readonly key: string;
   readonly kind: SourceKind;
-  source: V1NetworkPolicy | CrdClusterNetworkPolicy | CrdNetworkPolicy;
+  source:
+    | V1NetworkPolicy
+    | CrdClusterNetworkPolicy
+    | CrdNetworkPolicy
+    | AdminNetworkPolicy
+    | BaselineAdminNetworkPolicy;
   /** The translated policy without span (group requests are dropped once the groups exist). */
   translated: PolicyTranslation['policy'] | undefined;
   atgs: ATGState[];
@@ -433,6 +455,22 @@ export class PolicyEngine {
     this.deletePolicy('AntreaNetworkPolicy', podKey(namespace, name));
   }
 
+  upsertAdminNetworkPolicy(anp: AdminNetworkPolicy): void {
+    this.upsertPolicy('AdminNetworkPolicy', anp.metadata.name ?? '', anp);
+  }
+
+  deleteAdminNetworkPolicy(name: string): void {
+    this.deletePolicy('AdminNetworkPolicy', name);
+  }
+
+  upsertBaselineAdminNetworkPolicy(banp: BaselineAdminNetworkPolicy): void {
+    this.upsertPolicy('BaselineAdminNetworkPolicy', banp.metadata.name ?? '', banp);
+  }
+
+  deleteBaselineAdminNetworkPolicy(name: string): void {
+    this.deletePolicy('BaselineAdminNetworkPolicy', name);
+  }
+
   upsertClusterGroup(cg: CrdGroup): void {
     this.upsertIGroup(cg.metadata.name ?? '', '', cg);
   }
@@ -593,6 +631,12 @@ export class PolicyEngine {
           break;
         case 'AntreaNetworkPolicy':
           t = translateAntreaNetworkPolicy(p.source as CrdNetworkPolicy, ctx);
+          break;
+        case 'AdminNetworkPolicy':
+          t = translateAdminNetworkPolicy(p.source as AdminNetworkPolicy, ctx);
+          break;
+        case 'BaselineAdminNetworkPolicy':
+          t = translateBaselineAdminNetworkPolicy(p.source as BaselineAdminNetworkPolicy, ctx);
           break;
       }
     } catch (err) {

@@ -84,7 +84,7 @@ function matchAllIPBlocks(): IPBlock[] {
   return [{ cidr: { ip: IPV4_ZERO, prefixLength: 0 } }, { cidr: { ip: IPV6_ZERO, prefixLength: 0 } }];
 }
 
-function selectorGroup(
+export function selectorGroup(
   ctx: TranslationContext,
   namespace: string,
   pod: AnyLabelSelector | undefined | null,
@@ -104,7 +104,7 @@ function namespacedName(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
-function toIPBlock(b: CrdIPBlock): IPBlock | undefined {
+export function toIPBlock(b: CrdIPBlock): IPBlock | undefined {
   const cidr = parseCIDR(b.cidr ?? '', { goBytes: true });
   if (!cidr) return undefined;
   const except: IPBlock['except'] = [];
@@ -116,12 +116,12 @@ function toIPBlock(b: CrdIPBlock): IPBlock | undefined {
   return except.length > 0 ? { cidr, except } : { cidr };
 }
 
-function put(map: Map<string, GroupRequest>, g: GroupRequest): GroupRequest {
+export function put(map: Map<string, GroupRequest>, g: GroupRequest): GroupRequest {
   map.set(g.name, g);
   return g;
 }
 
-function peerOf(p: NetworkPolicyPeer): NetworkPolicyPeer {
+export function peerOf(p: NetworkPolicyPeer): NetworkPolicyPeer {
   // Drop empty lists so that equal peers compare equal and encode minimally; slice() trims the
   // spare capacity push() leaves, since these lists live as long as the policy.
   const out: NetworkPolicyPeer = {};

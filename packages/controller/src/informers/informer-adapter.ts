@@ -139,6 +139,18 @@ export class InformerAdapter {
       (o) => e.upsertAntreaNetworkPolicy(o),
       (ns, n) => e.deleteAntreaNetworkPolicy(ns, n),
     );
+    this.wire(
+      'adminnetworkpolicies',
+      i.adminNetworkPolicies,
+      (o) => e.upsertAdminNetworkPolicy(o),
+      (_, n) => e.deleteAdminNetworkPolicy(n),
+    );
+    this.wire(
+      'baselineadminnetworkpolicies',
+      i.baselineAdminNetworkPolicies,
+      (o) => e.upsertBaselineAdminNetworkPolicy(o),
+      (_, n) => e.deleteBaselineAdminNetworkPolicy(n),
+    );
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     await Promise.all(Object.values(i).map((inf: InformerLike<unknown>) => inf.start()));
     // Everything listed so far is computed before start() resolves.

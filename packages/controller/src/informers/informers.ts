@@ -1,4 +1,9 @@
-import { CRD_KINDS, crdInformer } from '@antrea-ts/apis';
+import {
+  type AdminNetworkPolicy,
+  type BaselineAdminNetworkPolicy,
+  CRD_KINDS,
+  crdInformer,
+} from '@antrea-ts/apis';
 import {
   CoreV1Api,
   type KubeConfig,
@@ -10,6 +15,7 @@ import {
   type V1Pod,
   type V1Service,
 } from '@kubernetes/client-node';
+import { makeAdminPolicyInformers } from '../admin-policy/informers.js';
 import type {
   CrdClusterNetworkPolicy,
   CrdExternalEntity,
@@ -39,10 +45,16 @@ export interface PolicyInformers {
   clusterGroups?: InformerLike<CrdGroup>;
   groups?: InformerLike<CrdGroup>;
   externalEntities?: InformerLike<CrdExternalEntity>;
+  /** policy.networking.k8s.io; only with the AdminNetworkPolicy feature gate. */
+  adminNetworkPolicies?: InformerLike<AdminNetworkPolicy>;
+  baselineAdminNetworkPolicies?: InformerLike<BaselineAdminNetworkPolicy>;
 }
 
 /** client-node ListWatch informers for every resource the controller computes policies from. */
-export function makePolicyInformers(kc: KubeConfig, opts: { antreaNative?: boolean } = {}): PolicyInformers {
+export function makePolicyInformers(
+  kc: KubeConfig,
+  opts: { antreaNative?: boolean; adminNetworkPolicy?: boolean } = {},
+): PolicyInformers {
   const core = kc.makeApiClient(CoreV1Api);
   const net = kc.makeApiClient(NetworkingV1Api);
   const informers: PolicyInformers = {
@@ -63,5 +75,6 @@ export function makePolicyInformers(kc: KubeConfig, opts: { antreaNative?: boole
     // ExternalEntity is still served as v1alpha2 only, as in Antrea (CRD_KINDS has that version).
     informers.externalEntities = crdInformer<CrdExternalEntity>(kc, CRD_KINDS.ExternalEntity);
   }
+  if (opts.adminNetworkPolicy) Object.assign(informers, makeAdminPolicyInformers(kc));
   return informers;
 }
