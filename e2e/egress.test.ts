@@ -1,13 +1,15 @@
 // Egress on the lab (instance 28: lab28-*, lb28*, its own state dir): 2 Nodes with the real
-// antrea-controller, antrea-agents (featureGates.Egress on) and userspace OVS. A TCP server in the
+// antrea-controller, antrea-agents (featureGates.Egress on by default) and userspace OVS. A TCP server in the
 // root namespace on an underlay address (an external host) answers each connection with the peer
 // address it sees. An ExternalIPPool on the underlay subnet and an Egress for the `client` Pods:
 // their connections must arrive from the Egress IP, from the Egress Node's Pod and, through the
 // tunnel, from the other Node's; an unselected Pod still arrives as its Node IP (masquerade);
-// deleting the Egress restores the Node IP; the Egress Node turning NotReady moves the IP.
+// deleting the Egress restores the Node IP; the Egress Node turning NotReady, or reaching its
+// max-egress-ips, moves the IP; egress.exceptCIDRs bypass it; an agent restarted with the gate off
+// leaves no Egress IP, chain or flow behind.
 
 import { execFile, spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,6 +32,8 @@ const NODE2 = `lab${INSTANCE}-node-2`;
 const NS = 'eg';
 const BASE = `198.19.${INSTANCE}`;
 const SERVER_IP = `${BASE}.250`;
+/** A second external address, in the agents' egress.exceptCIDRs. */
+const EXCEPT_IP = `${BASE}.251`;
 const PORT = 8080;
 const POOL_IPS = [`${BASE}.200`, `${BASE}.201`];
 const isRoot = process.getuid?.() === 0;
@@ -70,10 +74,10 @@ spec:
 
 describe.skipIf(!isRoot)('Egress on the lab', () => {
   let lab: Lab;
-  let server: Server;
+  const servers: Server[] = [];
 
-  const peerSeenFrom = async (pod: string): Promise<string> =>
-    (await lab.exec(NS, pod, ['node', '-e', CLIENT, SERVER_IP], { timeoutMs: 20_000 })).trim();
+  const peerSeenFrom = async (pod: string, server = SERVER_IP): Promise<string> =>
+    (await lab.exec(NS, pod, ['node', '-e', CLIENT, server], { timeoutMs: 20_000 })).trim();
   const egress = async (): Promise<Egress> =>
     JSON.parse(await lab.kubectl(['get', 'egress', 'egress-client', '-o', 'json'])) as Egress;
   const nodeIp = (node: string) => lab.node(node).nodeIp;
@@ -113,17 +117,23 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     });
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2 });
-    // Egress is behind its feature gate here (see packages/agent/README.md): turn it on, restart.
+    // Egress is on by default; one destination bypasses it (Antrea's egress.exceptCIDRs).
     for (const node of [NODE1, NODE2]) {
-      appendFileSync(join(lab.layout.nodeDir(node), 'antrea-agent.conf'), 'featureGates:\n  Egress: true\n');
+      appendFileSync(
+        join(lab.layout.nodeDir(node), 'antrea-agent.conf'),
+        `egress:\n  exceptCIDRs: [${EXCEPT_IP}/32]\n`,
+      );
       await lab.restart(`antrea-agent@${node}`);
     }
-    await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', lab.layout.underlayBridge]);
-    server = createServer((s) => {
-      s.on('error', () => {});
-      s.end(`${s.remoteAddress?.replace(/^::ffff:/, '')}\n`);
-    });
-    await new Promise<void>((resolve) => server.listen(PORT, SERVER_IP, resolve));
+    for (const ip of [SERVER_IP, EXCEPT_IP]) {
+      await run(['ip', 'addr', 'add', `${ip}/32`, 'dev', lab.layout.underlayBridge]);
+      const server = createServer((s) => {
+        s.on('error', () => {});
+        s.end(`${s.remoteAddress?.replace(/^::ffff:/, '')}\n`);
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(PORT, ip, resolve));
+    }
     await lab.createPod({ namespace: NS, name: 'client-1', node: NODE1, labels: { app: 'client' } });
     await lab.createPod({ namespace: NS, name: 'client-2', node: NODE2, labels: { app: 'client' } });
     await lab.createPod({ namespace: NS, name: 'other-1', node: NODE1, labels: { app: 'other' } });
@@ -131,10 +141,10 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
   }, 400_000);
 
   afterAll(async () => {
-    server?.close();
-    await run(['ip', 'addr', 'del', `${SERVER_IP}/32`, 'dev', `lb${INSTANCE}-underlay`]).catch(
-      () => undefined,
-    );
+    for (const server of servers) server.close();
+    for (const ip of [SERVER_IP, EXCEPT_IP]) {
+      await run(['ip', 'addr', 'del', `${ip}/32`, 'dev', `lb${INSTANCE}-underlay`]).catch(() => undefined);
+    }
     if (!process.env['KEEP_LAB']) await Lab.down(options);
   }, 120_000);
 
@@ -196,13 +206,26 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     }
   }, 60_000);
 
-  it('moves the Egress IP when the Egress Node turns NotReady', async () => {
+  it("destinations in egress.exceptCIDRs are reached from the Pod's own Node, without the Egress IP", async () => {
+    const { ip } = await assigned();
+    expect(await seenAs('client-1', ip)).toBe(ip);
+    expect(await peerSeenFrom('client-1', EXCEPT_IP)).toBe(nodeIp(NODE1));
+    expect(await peerSeenFrom('client-2', EXCEPT_IP)).toBe(nodeIp(NODE2));
+  }, 60_000);
+
+  /**
+   * `leave` makes the Egress Node unfit: the IP moves to the other Node (and off the old one), both
+   * clients arrive from it; `comeBack` undoes it: the Egress returns to its Node (its name hashes there).
+   */
+  const movesAwayAndBack = async (
+    leave: (node: string) => Promise<unknown>,
+    comeBack: (node: string) => Promise<unknown>,
+  ) => {
     const before = await assigned();
     const other = before.node === NODE1 ? NODE2 : NODE1;
-    await setReady(before.node, 'False');
+    await leave(before.node);
     try {
-      const after = await assigned(before.node);
-      expect(after).toEqual({ node: other, ip: before.ip });
+      expect(await assigned(before.node)).toEqual({ node: other, ip: before.ip });
       // No gratuitous ARP is sent (see packages/agent/README.md): the external host forgets the old owner.
       await run(['ip', 'neigh', 'flush', 'to', before.ip]);
       expect(await seenAs('client-1', before.ip)).toBe(before.ip);
@@ -210,9 +233,8 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
       const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(before.node).netns });
       expect(held).not.toContain(` ${before.ip}/32`);
     } finally {
-      await setReady(before.node, 'True');
+      await comeBack(before.node);
     }
-    // Ready again, the Node is back on the ring and gets the Egress back (its name hashes there).
     await poll(
       'Egress back on its Node',
       async () => ((await egress()).status?.egressNode === before.node ? true : undefined),
@@ -220,6 +242,20 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     );
     await run(['ip', 'neigh', 'flush', 'to', before.ip]);
     expect(await seenAs('client-1', before.ip)).toBe(before.ip);
+  };
+
+  it('moves the Egress IP off a Node whose node.antrea.io/max-egress-ips it would exceed', async () => {
+    await movesAwayAndBack(
+      (node) => lab.kubectl(['annotate', 'node', node, 'node.antrea.io/max-egress-ips=0']),
+      (node) => lab.kubectl(['annotate', 'node', node, 'node.antrea.io/max-egress-ips-']),
+    );
+  }, 180_000);
+
+  it('moves the Egress IP when the Egress Node turns NotReady', async () => {
+    await movesAwayAndBack(
+      (node) => setReady(node, 'False'),
+      (node) => setReady(node, 'True'),
+    );
   }, 180_000);
 
   it('keeps SNATing through an agent crash on the Egress Node', async () => {
@@ -332,6 +368,36 @@ spec:
       await lab.kubectl(['delete', 'externalippool', 'nowhere-pool']);
     }
   }, 120_000);
+
+  it('an agent restarted with Egress off leaves no Egress IP, chain or flow; on again, it takes the IP back', async () => {
+    const { node, ip } = await assigned();
+    const conf = join(lab.layout.nodeDir(node), 'antrea-agent.conf');
+    const original = readFileSync(conf, 'utf8');
+    const netns = lab.node(node).netns;
+    const iptablesSave = () => run(['iptables-save'], { netns });
+    expect(await iptablesSave()).toContain('ANTREA-EGRESS');
+    writeFileSync(conf, `${original}featureGates:\n  Egress: false\n`);
+    try {
+      await lab.restart(`antrea-agent@${node}`);
+      expect(await run(['ip', '-o', '-4', 'addr', 'show'], { netns })).not.toContain(` ${ip}/32`);
+      expect(await iptablesSave()).not.toContain('ANTREA-EGRESS');
+      // The previous run's EgressMark flows (the Egress source MACs) went with its round.
+      await poll(
+        'no Egress flows',
+        async () =>
+          (await lab.brIntOfctl(node, ['--no-stats', 'dump-flows'])).includes('aa:bb:cc:dd:ef:')
+            ? undefined
+            : true,
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+    } finally {
+      writeFileSync(conf, original);
+      await lab.restart(`antrea-agent@${node}`);
+    }
+    expect(await run(['ip', '-o', '-4', 'addr', 'show'], { netns })).toContain(` ${ip}/32`);
+    await run(['ip', 'neigh', 'flush', 'to', ip]);
+    expect(await seenAs('client-1', ip)).toBe(ip);
+  }, 180_000);
 
   it('deleting the Egress restores the Node IP and releases the pool IP', async () => {
     await lab.kubectl(['delete', 'egress', 'egress-client']);

@@ -13,11 +13,14 @@ export const DEFAULT_VALUES = {
   trafficEncapMode: 'encap',
   tunnelType: 'geneve',
   noSNAT: false,
-  featureGates: { AntreaPolicy: true },
+  // Egress is on by default, as in Antrea (its `egress` keys below apply then).
+  featureGates: { AntreaPolicy: true, Egress: true },
   // AntreaProxy: ClusterIPs load-balanced in OVS for Pod traffic (proxyAll is not supported).
   antreaProxy: { enable: true, skipServices: [], serviceProxyName: '' },
   // NodePortLocal: Node ports DNATed to Pods of annotated Services (off by default, as in Antrea).
   nodePortLocal: { enable: false, portRange: '61000-62000' },
+  // Egress: destinations that bypass Egress SNAT, and the pool IPs one Node holds at most.
+  egress: { exceptCIDRs: [], maxEgressIPsPerNode: 255 },
   nodeIPAM: { enable: false, clusterCIDRs: ['10.244.0.0/16'] },
   logLevel: 'info',
   cni: { confDir: '/etc/cni/net.d', binDir: '/opt/cni/bin' },
@@ -169,6 +172,12 @@ function agentConf(r) {
       '  portRange: {{ toJson .Values.nodePortLocal.portRange }}',
       `  portRange: ${JSON.stringify(DEFAULT_VALUES.nodePortLocal.portRange)}`,
     ),
+    'egress:',
+    r.text(
+      '  exceptCIDRs: {{ toJson .Values.egress.exceptCIDRs }}',
+      `  exceptCIDRs: ${JSON.stringify(DEFAULT_VALUES.egress.exceptCIDRs)}`,
+    ),
+    `  maxEgressIPsPerNode: ${r.scalar('egress.maxEgressIPsPerNode')}`,
     '# disableTXChecksumOffload: TX checksum offload off on Pod interfaces (default: on for netdev).',
     'apiPort: 10350',
     '',

@@ -1,14 +1,12 @@
 // bench:egress — how long an Egress takes to act on packets, on the lab (instance 29, 2 Nodes,
-// featureGates.Egress on). A TCP server in the root namespace on the underlay answers each
+// featureGates.Egress on, the default). A TCP server in the root namespace on the underlay answers each
 // connection with the peer address it sees. Per run: an Egress with a pool is created through the
 // API, and a probe in each client Pod (one on each Node; the Egress Node is whichever the hash picks)
 // connects every 20 ms until the server sees the Egress IP; then the Egress is deleted and the probes
 // wait for the Node IP again. Times run from just before the API call to the probe's first answer
 // with the new address (both clocks are this machine's). Needs root, OVS and the kube binaries.
 //   tsc -b e2e && node dist/e2e/egress/bench-egress.js [--json] [--runs 10]
-import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CRD_KINDS } from '@antrea-ts/apis';
 import { BenchReport, cachedBinDir, poll, run } from '@antrea-ts/harness';
@@ -65,10 +63,6 @@ async function main(): Promise<void> {
     s.end(`${s.remoteAddress?.replace(/^::ffff:/, '')}\n`);
   });
   try {
-    for (const node of NODES) {
-      appendFileSync(join(lab.layout.nodeDir(node), 'antrea-agent.conf'), 'featureGates:\n  Egress: true\n');
-      await lab.restart(`antrea-agent@${node}`);
-    }
     await run(['ip', 'addr', 'add', `${SERVER_IP}/32`, 'dev', lab.layout.underlayBridge]);
     await new Promise<void>((resolve) => server.listen(PORT, SERVER_IP, resolve));
     for (const [i, node] of NODES.entries())

@@ -75,10 +75,10 @@ export interface AgentConfig {
   /** FQDN policies: resolved addresses are kept at least this many seconds (Antrea's `fqdnCacheMinTTL`). */
   readonly fqdnCacheMinTTL: number;
   /**
-   * Egress (antrea-agent.conf `featureGates.Egress`): SNAT IPs for selected Pods. On by default in
-   * Antrea; off by default here for now, because it adds the EgressMark table (table ids shift).
+   * Egress (antrea-agent.conf `featureGates.Egress`): SNAT IPs for selected Pods. On by default, as
+   * in Antrea; off: no EgressMark table, and a previous run's Egress IPs and chains are removed.
    */
-  readonly egress?: boolean;
+  readonly egress: boolean;
   /** Egress settings (antrea-agent.conf `egress`), used when the gate is on. */
   readonly egressConfig: EgressConfig;
   /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
@@ -155,6 +155,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   }),
   dnsServerOverride: '',
   fqdnCacheMinTTL: 0,
+  egress: true,
   egressConfig: Object.freeze({ exceptCIDRs: Object.freeze([]), maxEgressIPsPerNode: 255 }),
   nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
 });
@@ -255,8 +256,10 @@ export function peerPath(mode: TrafficEncapMode, localNodeSubnet: string, peerNo
   }
 }
 
-/** The datapath features the configuration asks for: the service tables only with AntreaProxy. */
-export function pipelineFeatures(cfg: Pick<AgentConfig, 'antreaProxy' | 'egress'>): ReadonlySet<Feature> {
+/** The datapath features the configuration asks for: the service tables only with AntreaProxy, EgressMark with Egress. */
+export function pipelineFeatures(
+  cfg: Pick<AgentConfig, 'antreaProxy'> & { readonly egress?: boolean },
+): ReadonlySet<Feature> {
   const features = new Set([...DEFAULT_FEATURES].filter((f) => f !== 'service' || cfg.antreaProxy.enable));
   if (cfg.egress) features.add('egress');
   return features;
