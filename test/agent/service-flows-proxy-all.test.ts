@@ -203,6 +203,11 @@ describe('AntreaProxy proxyAll flows and host rules on real ovs-vswitchd', () =>
     expect(await tcp(bed.pods.get('a')!.netns, LOCAL_NONE.clusterIp, 80)).toBe(`b ${PODS[0].ip}`);
   }, 60_000);
 
+  it('externalTrafficPolicy Local does not apply to the Node itself: its own NodePort reaches the endpoint (Cluster, as Antrea)', async () => {
+    expect(await tcp(node, NODE_IP, 30081)).toBe(`b ${NODE_IP}`);
+    expect(await tcp(outside, NODE_IP, 30081)).toBe('failed');
+  }, 60_000);
+
   it('cleanup (proxyAll off) removes the chains, the jumps and the routes; NodePorts stop answering', async () => {
     await iptables.cleanup();
     await routes.cleanup();

@@ -17,6 +17,8 @@ import { type Action, load, type MatchSpec } from '@antrea-ts/openflow';
  * reg3           EndpointIP (service) / APConjID (policy)
  * reg4  [0..15]  EndpointPort, [16..18] ServiceEPState: 1 to select, 2 selected, 3 to learn (service)
  *       [19]     ToNodePortAddress: the destination is a NodePort address (proxyAll)
+ *       [20]     FromLocalNode: from the gateway with one of the Node's own addresses as source (proxyAll;
+ *                externalTrafficPolicy Local does not apply to it, as in Antrea)
  *       [21]     ToClusterService: an external address of an externalTrafficPolicy Cluster Service
  *                (from the gateway to another Node it is SNATed, so the reply returns here)
  * reg5, reg6     Traceflow egress / ingress conjunction ids (policy)
@@ -78,6 +80,9 @@ export const EpSelectedRegMark = mark(ServiceEPStateField, 2);
 export const EpToLearnRegMark = mark(ServiceEPStateField, 3);
 export const ToNodePortAddressField = f('ToNodePortAddress', 'reg4', 19, 19);
 export const ToNodePortAddressRegMark = mark(ToNodePortAddressField, 1);
+export const FromLocalNodeField = f('FromLocalNode', 'reg4', 20, 20);
+export const FromLocalNodeRegMark = mark(FromLocalNodeField, 1);
+export const NotFromLocalNodeRegMark = mark(FromLocalNodeField, 0);
 export const ToClusterServiceField = f('ToClusterService', 'reg4', 21, 21);
 export const ToClusterServiceRegMark = mark(ToClusterServiceField, 1);
 export const ServiceGroupIDField = f('ServiceGroupID', 'reg7', 0, 31);
@@ -112,6 +117,7 @@ export const ALL_FIELDS: readonly RegField[] = Object.freeze([
   EndpointPortField,
   ServiceEPStateField,
   ToNodePortAddressField,
+  FromLocalNodeField,
   ToClusterServiceField,
   ServiceGroupIDField,
   TraceflowEgressConjField,

@@ -79,6 +79,9 @@ describe('service flows: NodePort and externalTrafficPolicy Local (proxyAll)', (
       expect(l).toContain('reg0=0x2/0xf');
       expect(l).toContain('group:8');
     }
+    // Not from the Node itself (reg4[20] FromLocalNode clear): Antrea treats that as Cluster.
+    expect(fromGateway.find((l) => l.includes('tp_dst=30080'))).toContain('reg4=0x90000/0x1f0000');
+    expect(fromGateway.find((l) => l.includes('nw_dst=172.31.31.10'))).toContain('reg4=0x10000/0x170000');
     // Nothing is SNATed under Local (the client address is kept).
     expect(all.some((l) => l.includes('0x200000/0x200000->reg4'))).toBe(false);
     expect(groups.map((g) => g.groupId)).toEqual([7, 8]);
@@ -112,6 +115,25 @@ describe('service flows: NodePort and externalTrafficPolicy Local (proxyAll)', (
       VIRTUAL_NODEPORT_DNAT_IP,
     ]);
     expect(inTable(all, id('PreRoutingClassifier'))[0]).toContain(`resubmit(,${id('NodePortMark')})`);
+    // The Node's own sources (gateway IP, NodePort addresses) from the gateway get FromLocalNode,
+    // plus the NodePort mark towards the virtual NodePort IP (its OUTPUT-DNATed NodePorts).
+    const fromNode = inTable(all, id('NodePortMark')).filter((l) => l.includes('0x100000/0x100000->reg4'));
+    expect(fromNode).toHaveLength(4);
+    for (const src of ['10.10.1.1', '198.19.31.2']) {
+      const bySrc = fromNode.filter((l) => l.includes(`nw_src=${src}`));
+      expect(bySrc.map((l) => /priority=(\d+)/.exec(l)?.[1]).sort()).toEqual(['205', '210']);
+      for (const l of bySrc) expect(l).toContain('reg0=0x2/0xf');
+      expect(bySrc.find((l) => l.includes('priority=210'))).toContain(
+        `nw_dst=${VIRTUAL_NODEPORT_DNAT_IP} actions=set_field:0x80000/0x80000->reg4`,
+      );
+    }
+    // ... and its connections to another Node's endpoint are SNATed whatever the policy.
+    const nodeSnat = inTable(all, id('SNATMark')).find(
+      (l) => l.includes('priority=195') && l.includes('reg4=0x100000/0x100000'),
+    );
+    // Service connections (ct_mark[4]) from the gateway (reg0 0x2) to the tunnel (reg0 0x10).
+    expect(nodeSnat).toContain('ct_mark=0x10/0x10,ip,reg0=0x12/0xff');
+    expect(nodeSnat).toContain('ct(commit');
     expect(inTable(all, id('UnSNAT')).some((l) => l.includes('nw_dst=10.10.1.1'))).toBe(true);
     expect(inTable(all, id('SNAT')).some((l) => l.includes('nat(src=10.10.1.1)'))).toBe(true);
     expect(inTable(all, id('L3Forwarding')).find((l) => l.includes('+rpl+trk'))).toContain(

@@ -11,10 +11,12 @@ import {
   EpToLearnRegMark,
   EpToSelectRegMark,
   FromGatewayRegMark,
+  FromLocalNodeRegMark,
   HairpinCTMark,
   loadField,
   loadMark,
   matchMarks,
+  NotFromLocalNodeRegMark,
   OutputToOFPortRegMark,
   PktSourceField,
   type RegField,
@@ -197,11 +199,29 @@ export function serviceStaticFlows(ctx: FlowContext, proxyAll?: ProxyAllNode): F
  */
 function proxyAllStaticFlows(ctx: FlowContext, node: ProxyAllNode): Flow[] {
   const connFromGateway = { field: ConnSourceCTMarkField, value: FromGatewayRegMark.value };
+  const snatToGateway: Action = {
+    type: 'ct',
+    commit: true,
+    table: ctx.pipeline.id('SNAT'),
+    zone: CT_ZONE,
+    exec: [loadMark(ConnSNATCTMark)],
+  };
+  // The Node's own connections come in through the gateway too, from the gateway IP (routed VIPs)
+  // or from the NodeIP (its own NodePorts, DNATed by OUTPUT): not "from outside" (Antrea's FromLocal).
+  const fromNode = (nw_src: string): MatchSpec => ({ ip: true, nw_src, ...matchMarks(FromGatewayRegMark) });
+  const nodeSources = [...new Set([node.gatewayIp, ...node.nodePortAddresses])];
   return [
     ...[...new Set([...node.nodePortAddresses, VIRTUAL_NODEPORT_DNAT_IP])].map((ip) =>
       // No goto: PreRoutingClassifier resubmits here and goes on by itself.
       tableFlow(ctx, C, 'NodePortMark', 200, { ip: true, nw_dst: ip }, [loadMark(ToNodePortAddressRegMark)]),
     ),
+    ...nodeSources.flatMap((src) => [
+      tableFlow(ctx, C, 'NodePortMark', 210, { ...fromNode(src), nw_dst: VIRTUAL_NODEPORT_DNAT_IP }, [
+        loadMark(ToNodePortAddressRegMark),
+        loadMark(FromLocalNodeRegMark),
+      ]),
+      tableFlow(ctx, C, 'NodePortMark', 205, fromNode(src), [loadMark(FromLocalNodeRegMark)]),
+    ]),
     tableFlow(ctx, C, 'NodePortMark', 1, {}, []),
     // Replies to the gateway IP from other Nodes' endpoints: un-SNAT first (tunnel packets enter here too).
     tableFlow(ctx, C, 'UnSNAT', 200, { ip: true, nw_dst: node.gatewayIp }, [
@@ -217,15 +237,21 @@ function proxyAllStaticFlows(ctx: FlowContext, node: ProxyAllNode): Flow[] {
         ct_state: '+new+trk',
         ...matchMarks(FromGatewayRegMark, ToTunnelRegMark, ToClusterServiceRegMark),
       },
-      [
-        {
-          type: 'ct',
-          commit: true,
-          table: ctx.pipeline.id('SNAT'),
-          zone: CT_ZONE,
-          exec: [loadMark(ConnSNATCTMark)],
-        },
-      ],
+      [snatToGateway],
+    ),
+    // The Node's own Service connections to another Node's endpoint, whatever the Service's
+    // externalTrafficPolicy (the NodeIP source would not bring the reply back through OVS).
+    tableFlow(
+      ctx,
+      C,
+      'SNATMark',
+      195,
+      {
+        ip: true,
+        ct_state: '+new+trk',
+        ...matchMarks(FromGatewayRegMark, ToTunnelRegMark, FromLocalNodeRegMark, ServiceCTMark),
+      },
+      [snatToGateway],
     ),
     tableFlow(
       ctx,
@@ -441,14 +467,14 @@ export function servicePortFlows(
   for (const fe of frontends(svc)) {
     const select = withMarks(fe.match, EpToSelectRegMark);
     if (fe.external && local) {
-      // From outside the cluster: this Node's endpoints only, or nothing (dropped).
+      // From outside the cluster (not the Node itself): this Node's endpoints only, or nothing (dropped).
       flows.push(
         tableFlow(
           ctx,
           C,
           'ServiceLB',
           210,
-          withMarks(fe.match, EpToSelectRegMark, FromGatewayRegMark),
+          withMarks(fe.match, EpToSelectRegMark, FromGatewayRegMark, NotFromLocalNodeRegMark),
           local.endpoints.length === 0 ? [] : selectActions(svc, local.groupId, []),
         ),
       );
