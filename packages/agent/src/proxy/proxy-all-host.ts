@@ -45,6 +45,10 @@ export interface ProxyAllHostOptions {
   readonly retryMs?: number;
 }
 
+/** What of one Service's host state this module writes (its NodePorts and VIPs), comparable. */
+const hostKey = (s: ServiceHostState | undefined): string =>
+  s ? `${s.nodePorts.map((p) => `${p.protocol}:${p.port}`).join(',')} ${s.vips.join(',')}` : '';
+
 /**
  * proxyAll's Node side: follows the proxier's Services and keeps the NodePort DNAT rules and the
  * Service routes in step, one write at a time with the latest state, skipping writes that would
@@ -65,10 +69,15 @@ export class ProxyAllHost implements ServiceHostListener {
   }
 
   servicesChanged(changes: ReadonlyMap<string, ServiceHostState | undefined>): void {
+    let changed = false;
     for (const [key, state] of changes) {
+      // Endpoint churn leaves NodePorts and VIPs as they were: no rebuild of the whole Node state.
+      if (hostKey(this.services.get(key)) === hostKey(state)) continue;
+      changed = true;
       if (state) this.services.set(key, state);
       else this.services.delete(key);
     }
+    if (!changed) return;
     this.dirty = true;
     this.kick();
   }
