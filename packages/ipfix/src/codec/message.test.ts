@@ -128,6 +128,18 @@ describe('IPFIX message codec (golden bytes)', () => {
     expect(d.records[0]!.values).toEqual({ packetDeltaCount: 258n, '9:7': Uint8Array.from([0xab, 0xcd]) });
   });
 
+  it('refuses template lengths an element cannot have (a longer integer, a short address)', () => {
+    const template = (spec: string) =>
+      decodeMessage(
+        hex(`000a 001c 00000000 00000000 00000001 0002 000c 01f4 0001 ${spec}`),
+        new TemplateCache(),
+      );
+    expect(() => template('0007 0008')).toThrow(/sourceTransportPort \(unsigned16\) cannot be 8 bytes/);
+    expect(() => template('0008 0002')).toThrow(/sourceIPv4Address \(ipv4Address\) cannot be 2 bytes/);
+    expect(() => template('0007 ffff')).toThrow(/cannot be 65535 bytes/);
+    expect(template('0007 0001').templates[0]!.fields[0]!.length).toBe(1);
+  });
+
   it('withdraws a template announced with no fields', () => {
     const cache = new TemplateCache();
     decodeMessage(TEMPLATE_MESSAGE, cache);

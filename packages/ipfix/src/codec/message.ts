@@ -161,6 +161,24 @@ function decodeError(message: string, at: number): IpfixError {
   return new IpfixError('IPFIX_DECODE', `${message} (at byte ${at})`);
 }
 
+const INTEGER_TYPES: ReadonlySet<string> = new Set([
+  'unsigned8',
+  'unsigned16',
+  'unsigned32',
+  'unsigned64',
+  'signed32',
+]);
+
+/**
+ * Whether a template may give `e` this wire length: its own, variable for strings and octet
+ * arrays, or fewer bytes for integers (reduced-size encoding, RFC 7011 section 6.2).
+ */
+function lengthFits(e: InfoElement, length: number): boolean {
+  if (e.type === 'string' || e.type === 'octetArray') return true;
+  if (INTEGER_TYPES.has(e.type)) return length >= 1 && length <= e.length;
+  return length === e.length;
+}
+
 function readTemplates(buf: Buffer, at: number, end: number): DecodedTemplate[] {
   const out: DecodedTemplate[] = [];
   // Anything shorter than a template record header is padding.
@@ -182,6 +200,8 @@ function readTemplates(buf: Buffer, at: number, end: number): DecodedTemplate[] 
       }
       const id = raw & 0x7fff;
       const known = infoElementById(id, enterprise);
+      if (known && !lengthFits(known, length))
+        throw decodeError(`${known.name} (${known.type}) cannot be ${length} bytes long`, at - 4);
       const element: InfoElement = known ?? {
         name: `${enterprise}:${id}`,
         id,
