@@ -66,6 +66,18 @@ describe('ProxyAllHost', () => {
     await host.stop();
   });
 
+  it('the first sync is written even with no Service (it replaces a previous run’s rules), later empty ones are not', async () => {
+    const { rec, host } = setup('10.96.0.0/12');
+    host.servicesChanged(new Map());
+    await host.idle();
+    expect(rec.ports).toEqual([[]]);
+    expect(rec.routes).toEqual([['10.96.0.0/12']]);
+    host.servicesChanged(new Map());
+    await host.idle();
+    expect(rec.ports).toHaveLength(1);
+    await host.stop();
+  });
+
   it('with serviceCIDR routes the CIDR once and only the VIPs outside it', async () => {
     const { rec, host } = setup('10.96.0.0/12');
     host.servicesChanged(new Map([['ns/a', state([], ['10.96.0.10', '172.31.0.1'])]]));

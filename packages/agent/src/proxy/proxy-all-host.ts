@@ -60,6 +60,8 @@ export class ProxyAllHost implements ServiceHostListener {
   private written: { ports: string; routes: string } | undefined;
   private running: Promise<void> | undefined;
   private dirty = false;
+  /** servicesChanged was called once: the Node state has been asked for at least once. */
+  private told = false;
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
@@ -77,7 +79,9 @@ export class ProxyAllHost implements ServiceHostListener {
       if (state) this.services.set(key, state);
       else this.services.delete(key);
     }
-    if (!changed) return;
+    // The first call is written even when empty: it replaces what a previous run left.
+    if (!changed && this.told) return;
+    this.told = true;
     this.dirty = true;
     this.kick();
   }
