@@ -134,6 +134,35 @@ describe('ConnectionStore', () => {
     expect(s.nextDueMs()).toBeUndefined();
   });
 
+  it('a poll applied in slices after its sweep is the same as one update', () => {
+    const whole = store();
+    const sliced = store();
+    const first = dump(web({ sport: 1 }), web({ sport: 2 }), web({ sport: 3 }));
+    whole.update(first, 0);
+    sliced.update(first, 0);
+    // The next poll: 1 gone, 2 with news, 4 new; applied to `sliced` in two parts.
+    const next = dump(web({ sport: 2, packets: [20, 20] }), web({ sport: 3 }), web({ sport: 4 }));
+    whole.update(next, 1000);
+    sliced.sweep(1000);
+    sliced.apply(next.slice(0, 1), 1000);
+    sliced.apply(next.slice(1), 1000);
+    const state = (s: ConnectionStore) =>
+      [1, 2, 3, 4].map((p) => {
+        const c = s.get(`6/65520/10.10.0.2/${p}/10.10.0.3/8080`);
+        return c && { present: c.isPresent, packets: c.origPackets };
+      });
+    expect(state(sliced)).toEqual(state(whole));
+    expect(state(sliced)).toEqual([
+      { present: false, packets: 10 },
+      { present: true, packets: 20 },
+      { present: true, packets: 10 },
+      { present: true, packets: 10 },
+    ]);
+    expect(sliced.expire(10_000, 10).map((f) => [f.conn.srcPort, f.endReason])).toEqual(
+      whole.expire(10_000, 10).map((f) => [f.conn.srcPort, f.endReason]),
+    );
+  });
+
   it('pops in deadline order and at most `max` at a time', () => {
     const s = store();
     s.update(dump(web({ sport: 1 })), 0);

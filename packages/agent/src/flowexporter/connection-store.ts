@@ -65,8 +65,17 @@ export class ConnectionStore {
     return this.queue.nextDueMs();
   }
 
-  /** One poll's entries (already filtered to Antrea's zone). */
+  /** One poll's entries (already filtered to Antrea's zone): `sweep`, then `apply` them all. */
   update(entries: readonly ConntrackEntry[], nowMs: number): void {
+    this.sweep(nowMs);
+    this.apply(entries, nowMs);
+  }
+
+  /**
+   * A poll's first step: drops the connections the previous poll did not see that are done
+   * (exported as ended) or stale, and marks the rest unseen until `apply` sees them again.
+   */
+  sweep(nowMs: number): void {
     for (const [key, c] of this.conns) {
       if (c.isPresent) c.isPresent = false;
       else if (c.readyToDelete || nowMs - c.lastExportMs >= this.o.staleTimeoutMs) {
@@ -74,6 +83,10 @@ export class ConnectionStore {
         this.conns.delete(key);
       }
     }
+  }
+
+  /** Some of a poll's entries, after its `sweep` (a large poll can be applied in slices). */
+  apply(entries: readonly ConntrackEntry[], nowMs: number): void {
     for (const e of entries) {
       const key = connectionKey(e);
       const c = this.conns.get(key);

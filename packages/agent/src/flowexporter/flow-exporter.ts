@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { IpfixExporter, type IpfixTransport } from '@antrea-ts/ipfix';
 import type { Logger } from 'pino';
 import { type ConnectionMetadata, ConnectionStore } from './connection-store.js';
-import { type ConntrackEntry, parseConntrackLines } from './conntrack-dump.js';
+import { parseConntrackLines } from './conntrack-dump.js';
 import { IPV4_TEMPLATE, ipv4RecordValues } from './flow-record.js';
 import { flowTypeOf, type IpClassifier, UNSUPPORTED_FLOW } from './flow-type.js';
 
@@ -113,17 +113,18 @@ export class FlowExporter {
   }
 
   /**
-   * Reads conntrack once and updates the store. The dump is parsed in slices with a turn of the
-   * event loop between them, so a large conntrack table does not hold up the agent's other work.
+   * Reads conntrack once and updates the store. The dump is parsed and applied in slices with a
+   * turn of the event loop between them, so a large conntrack table does not hold up the agent's
+   * other work.
    */
   async poll(): Promise<void> {
     const lines = (await this.o.dumpConntrack()).split('\n');
-    const entries: ConntrackEntry[] = [];
+    const nowMs = this.now();
+    this.store.sweep(nowMs);
     for (let i = 0; i < lines.length; i += LINES_PER_TURN) {
       if (i > 0) await nextTurn();
-      parseConntrackLines(lines.slice(i, i + LINES_PER_TURN), this.o.zone, entries);
+      this.store.apply(parseConntrackLines(lines.slice(i, i + LINES_PER_TURN), this.o.zone), nowMs);
     }
-    this.store.update(entries, this.now());
     this.counts.polls++;
   }
 
