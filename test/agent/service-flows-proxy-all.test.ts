@@ -78,6 +78,12 @@ const LOCAL_NONE: ServicePortFlowConfig = {
   local: { groupId: 13, endpoints: [] },
 };
 const SERVICES = [WEB, DNS, LOCAL_NONE];
+/** Pod b's UDP 5353: answers each datagram with "b". */
+const UDP_ECHO_B = `
+const sock = require('node:dgram').createSocket('udp4');
+sock.on('message', (_m, from) => sock.send('b\\n', from.port, from.address));
+sock.bind(5353);
+`;
 
 describe('AntreaProxy proxyAll flows and host rules on real ovs-vswitchd', () => {
   let bed: PodBed;
@@ -135,7 +141,9 @@ describe('AntreaProxy proxyAll flows and host rules on real ovs-vswitchd', () =>
     }
     const b = bed.pods.get('b')!;
     bed.runIn(b, 'web', ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', 'SYSTEM:echo b $SOCAT_PEERADDR']);
-    bed.runIn(b, 'dns', ['socat', 'UDP-RECVFROM:5353,fork', 'SYSTEM:echo b']);
+    // One process answering every datagram: socat's UDP-RECVFROM,fork forks a shell per datagram,
+    // and under load its answer missed the client's 3 s (as in service-flows.test.ts).
+    bed.runIn(b, 'dns', [process.execPath, '-e', UDP_ECHO_B]);
     conn = new OfConnection({ socketPath: bed.ovs.bridgeMgmtSocket(BR), logger });
     conn.start();
     await conn.waitConnected(10_000);
