@@ -1,3 +1,5 @@
+export * from './admin-policy/informers.js';
+export * from './admin-policy/translate.js';
 export * from './apiserver/antrea-controller.js';
 export * from './apiserver/controller-api.js';
 export * from './apiserver/conversions.js';

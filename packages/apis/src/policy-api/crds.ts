@@ -121,7 +121,7 @@ function policyApiCrd(
   printerColumns: PrinterColumn[],
   rootValidations?: JSONSchemaProps['x-kubernetes-validations'],
 ): CustomResourceDefinition {
-  return defineCrd(info, {
+  const crd = defineCrd(info, {
     printerColumns,
     statusSubresource: true,
     schema: obj(
@@ -132,6 +132,14 @@ function policyApiCrd(
       },
     ),
   });
+  // kube-apiserver refuses CRDs of *.k8s.io groups without the link to their API review; the
+  // network-policy-api CRDs carry this one, with the bundle version these schemas follow.
+  crd.metadata.annotations = {
+    'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/network-policy-api/pull/300',
+    'policy.networking.k8s.io/bundle-version': 'v0.1.7',
+    'policy.networking.k8s.io/channel': 'standard',
+  };
+  return crd;
 }
 
 const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' } as const;
