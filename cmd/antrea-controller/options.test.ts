@@ -27,6 +27,7 @@ describe('antrea-controller options', () => {
       publishCaBundle: true,
       webhooks: true,
       antreaPolicy: true,
+      adminNetworkPolicy: false,
       enablePrometheusMetrics: true,
       controllerInfoIntervalMs: 60_000,
     });
@@ -42,7 +43,7 @@ describe('antrea-controller options', () => {
       [
         'apiPort: 11000',
         'enablePrometheusMetrics: false',
-        'featureGates: {AntreaPolicy: false}',
+        'featureGates: {AntreaPolicy: false, AdminNetworkPolicy: true}',
         'nodeIPAM: {enableNodeIPAM: true, clusterCIDRs: [10.0.0.0/16], nodeCIDRMaskSizeIPv4: 26}',
         'someKeyOfAFeatureWeLack: 1',
       ].join('\n'),
@@ -51,6 +52,7 @@ describe('antrea-controller options', () => {
     expect(fromFile.controller).toMatchObject({
       apiPort: 11000,
       antreaPolicy: false,
+      adminNetworkPolicy: true,
       enablePrometheusMetrics: false,
       nodeIPAM: { clusterCIDRs: [{ clusterCIDR: '10.0.0.0/16', nodeMaskSize: 26 }] },
     });
