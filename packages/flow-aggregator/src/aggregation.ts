@@ -19,18 +19,64 @@ const ALL_COUNTERS = [...COUNTERS, ...REVERSE_COUNTERS];
 type Side = 'SourceNode' | 'DestinationNode';
 const SIDES: readonly Side[] = ['SourceNode', 'DestinationNode'];
 
+/**
+ * The elements the aggregation adds to the agents' records, zeroed. Spelled out as one literal so
+ * every aggregated record gets them in one shape: added one by one under computed names, V8 turns
+ * such wide objects into hash maps, which made taking a new flow ~10 times slower.
+ */
+function zeroAggregates(): FlowValues {
+  return {
+    packetTotalCountFromSourceNode: 0n,
+    octetTotalCountFromSourceNode: 0n,
+    packetDeltaCountFromSourceNode: 0n,
+    octetDeltaCountFromSourceNode: 0n,
+    reversePacketTotalCountFromSourceNode: 0n,
+    reverseOctetTotalCountFromSourceNode: 0n,
+    reversePacketDeltaCountFromSourceNode: 0n,
+    reverseOctetDeltaCountFromSourceNode: 0n,
+    packetTotalCountFromDestinationNode: 0n,
+    octetTotalCountFromDestinationNode: 0n,
+    packetDeltaCountFromDestinationNode: 0n,
+    octetDeltaCountFromDestinationNode: 0n,
+    reversePacketTotalCountFromDestinationNode: 0n,
+    reverseOctetTotalCountFromDestinationNode: 0n,
+    reversePacketDeltaCountFromDestinationNode: 0n,
+    reverseOctetDeltaCountFromDestinationNode: 0n,
+    throughput: 0n,
+    reverseThroughput: 0n,
+    throughputFromSourceNode: 0n,
+    throughputFromDestinationNode: 0n,
+    reverseThroughputFromSourceNode: 0n,
+    reverseThroughputFromDestinationNode: 0n,
+    flowEndSecondsFromSourceNode: 0,
+    flowEndSecondsFromDestinationNode: 0,
+  };
+}
+
 /** The elements the aggregation adds to Antrea's agent records, in the order our exporter sends them. */
-export const AGGREGATED_ELEMENTS: readonly string[] = [
-  ...SIDES.flatMap((s) => ALL_COUNTERS.map((c) => `${c}From${s}`)),
-  'throughput',
-  'reverseThroughput',
-  'throughputFromSourceNode',
-  'throughputFromDestinationNode',
-  'reverseThroughputFromSourceNode',
-  'reverseThroughputFromDestinationNode',
-  'flowEndSecondsFromSourceNode',
-  'flowEndSecondsFromDestinationNode',
-];
+export const AGGREGATED_ELEMENTS: readonly string[] = Object.keys(zeroAggregates());
+
+/** One Node's element names: its counters paired with the agents' counter, its end time and throughput. */
+interface SideNames {
+  readonly counters: readonly (readonly [string, string])[];
+  readonly end: string;
+  readonly octets: string;
+  readonly reverseOctets: string;
+  readonly throughput: string;
+  readonly reverseThroughput: string;
+}
+const sideNames = (side: Side): SideNames => ({
+  counters: ALL_COUNTERS.map((c) => [c, `${c}From${side}`] as const),
+  end: `flowEndSecondsFrom${side}`,
+  octets: `octetTotalCountFrom${side}`,
+  reverseOctets: `reverseOctetTotalCountFrom${side}`,
+  throughput: `throughputFrom${side}`,
+  reverseThroughput: `reverseThroughputFrom${side}`,
+});
+const PER_SIDE: Readonly<Record<Side, SideNames>> = {
+  SourceNode: sideNames('SourceNode'),
+  DestinationNode: sideNames('DestinationNode'),
+};
 
 export interface AggregationOptions {
   /** activeFlowRecordTimeout: a flow with new data is exported at least this often. */
@@ -43,7 +89,10 @@ export interface AggregationOptions {
 }
 
 interface AggregatedFlow {
+  /** The agents' elements, merged. */
   readonly values: FlowValues;
+  /** The aggregation's elements (zeroAggregates' shape), kept apart so both objects stay compact. */
+  readonly agg: FlowValues;
   /** Both halves are in, or the flow needs only one. */
   ready: boolean;
   retries: number;
@@ -109,9 +158,9 @@ export class AggregationProcess {
         this.correlated++;
       }
       const fromSource = isFromSourceNode(record);
-      aggregate(record, flow.values, fromSource ? ['SourceNode'] : ['DestinationNode']);
+      aggregate(record, flow, fromSource ? ['SourceNode'] : ['DestinationNode']);
     } else {
-      aggregate(record, flow.values, SIDES);
+      aggregate(record, flow, SIDES);
     }
     flow.updated = true;
     // A record that has just become whole goes out at the next expiry round.
@@ -140,8 +189,9 @@ export class AggregationProcess {
         continue;
       }
       if (flow.updated) {
-        emit({ ...flow.values });
-        resetDeltas(flow.values);
+        // Object.assign, not a spread: V8 builds a spread this wide as a hash map (~60 times slower here).
+        emit(Object.assign({}, flow.values, flow.agg));
+        resetDeltas(flow);
         flow.updated = false;
       }
       if (flow.inactiveAt <= now) this.flows.delete(key);
@@ -151,30 +201,29 @@ export class AggregationProcess {
 
   private newFlow(record: FlowValues, corr: boolean, now: number): AggregatedFlow {
     const values: FlowValues = { ...record };
+    const agg = zeroAggregates();
     const sides: readonly Side[] = corr
       ? isFromSourceNode(record)
         ? ['SourceNode']
         : ['DestinationNode']
       : SIDES;
-    for (const side of SIDES) {
-      const filled = sides.includes(side);
-      for (const c of ALL_COUNTERS) values[`${c}From${side}`] = filled ? big(record, c) : 0n;
-      values[`flowEndSecondsFrom${side}`] = filled ? num(record, 'flowEndSeconds') : 0;
-    }
     const seconds = num(record, 'flowEndSeconds') - num(record, 'flowStartSeconds');
     const rate = (octets: bigint): bigint => (seconds > 0 ? (octets * 8n) / BigInt(seconds) : 0n);
     const forward = rate(big(record, 'octetTotalCount'));
     const reverse = rate(big(record, 'reverseOctetTotalCount'));
-    values.throughput = forward;
-    values.reverseThroughput = reverse;
-    for (const side of SIDES) {
-      const filled = sides.includes(side);
-      values[`throughputFrom${side}`] = filled ? forward : 0n;
-      values[`reverseThroughputFrom${side}`] = filled ? reverse : 0n;
+    agg.throughput = forward;
+    agg.reverseThroughput = reverse;
+    for (const side of sides) {
+      const names = PER_SIDE[side];
+      for (const [c, f] of names.counters) agg[f] = big(record, c);
+      agg[names.end] = num(record, 'flowEndSeconds');
+      agg[names.throughput] = forward;
+      agg[names.reverseThroughput] = reverse;
     }
     const ready = !corr;
     return {
       values,
+      agg,
       ready,
       retries: 0,
       updated: true,
@@ -194,20 +243,21 @@ function sameNode(a: FlowValues, b: FlowValues): boolean {
 const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 
 /**
- * Folds a later record of the same flow into `into` for the Nodes in `sides`: per-Node totals
+ * Folds a later record of the same flow into `flow` for the Nodes in `sides`: per-Node totals
  * replaced, per-Node deltas summed; the flow's own totals are the larger of the Nodes', its deltas
  * and throughput those of the newest record. A record older than the last one from its Node
  * changes nothing but the end times.
  */
-function aggregate(incoming: FlowValues, into: FlowValues, sides: readonly Side[]): void {
+function aggregate(incoming: FlowValues, flow: AggregatedFlow, sides: readonly Side[]): void {
+  const { values: into, agg } = flow;
   const end = num(incoming, 'flowEndSeconds');
   const latest = end >= num(into, 'flowEndSeconds');
   if (latest) into.flowEndSeconds = end;
   let previousEnd = 0;
   for (const side of sides) {
-    const field = `flowEndSecondsFrom${side}`;
-    previousEnd = num(into, field) || num(incoming, 'flowStartSeconds');
-    into[field] = end;
+    const field = PER_SIDE[side].end;
+    previousEnd = num(agg, field) || num(incoming, 'flowStartSeconds');
+    agg[field] = end;
   }
   if (end <= previousEnd) return;
   const elapsed = BigInt(end - previousEnd);
@@ -217,26 +267,19 @@ function aggregate(incoming: FlowValues, into: FlowValues, sides: readonly Side[
   let grown = 0n;
   let reverseGrown = 0n;
   for (const side of sides) {
-    grown = clampGrowth(big(incoming, 'octetTotalCount') - big(into, `octetTotalCountFrom${side}`));
-    reverseGrown = clampGrowth(
-      big(incoming, 'reverseOctetTotalCount') - big(into, `reverseOctetTotalCountFrom${side}`),
-    );
-    for (const c of ALL_COUNTERS) {
-      const f = `${c}From${side}`;
-      into[f] = c.includes('Total') ? big(incoming, c) : big(into, f) + big(incoming, c);
+    const names = PER_SIDE[side];
+    grown = clampGrowth(big(incoming, 'octetTotalCount') - big(agg, names.octets));
+    reverseGrown = clampGrowth(big(incoming, 'reverseOctetTotalCount') - big(agg, names.reverseOctets));
+    for (const [c, f] of names.counters) {
+      agg[f] = c.includes('Total') ? big(incoming, c) : big(agg, f) + big(incoming, c);
+      if (latest) into[c] = c.includes('Total') ? maxBig(big(into, c), big(agg, f)) : big(agg, f);
     }
-    if (latest) {
-      for (const c of ALL_COUNTERS) {
-        const fromSide = big(into, `${c}From${side}`);
-        into[c] = c.includes('Total') ? maxBig(big(into, c), fromSide) : fromSide;
-      }
-    }
-    into[`throughputFrom${side}`] = (grown * 8n) / elapsed;
-    into[`reverseThroughputFrom${side}`] = (reverseGrown * 8n) / elapsed;
+    agg[names.throughput] = (grown * 8n) / elapsed;
+    agg[names.reverseThroughput] = (reverseGrown * 8n) / elapsed;
   }
   if (latest) {
-    into.throughput = (grown * 8n) / elapsed;
-    into.reverseThroughput = (reverseGrown * 8n) / elapsed;
+    agg.throughput = (grown * 8n) / elapsed;
+    agg.reverseThroughput = (reverseGrown * 8n) / elapsed;
   }
 }
 
@@ -244,14 +287,16 @@ function aggregate(incoming: FlowValues, into: FlowValues, sides: readonly Side[
 const END_OF_FLOW = 3;
 const clampGrowth = (d: bigint): bigint => (d > 0n ? d : 0n);
 
-const DELTA_FIELDS = [
-  ...ALL_COUNTERS.filter((c) => c.includes('Delta')).flatMap((c) => [c, ...SIDES.map((s) => `${c}From${s}`)]),
+const DELTAS = ALL_COUNTERS.filter((c) => c.includes('Delta'));
+const AGG_DELTAS = [
+  ...DELTAS.flatMap((c) => SIDES.map((s) => `${c}From${s}`)),
   'throughput',
   'reverseThroughput',
   ...SIDES.flatMap((s) => [`throughputFrom${s}`, `reverseThroughputFrom${s}`]),
 ];
 
 /** After an export: totals stay (the next throughput is computed from them), the rest restarts. */
-function resetDeltas(values: FlowValues): void {
-  for (const f of DELTA_FIELDS) values[f] = 0n;
+function resetDeltas(flow: AggregatedFlow): void {
+  for (const f of DELTAS) flow.values[f] = 0n;
+  for (const f of AGG_DELTAS) flow.agg[f] = 0n;
 }
