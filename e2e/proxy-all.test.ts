@@ -182,6 +182,19 @@ describe.skipIf(!isRoot)('AntreaProxy proxyAll on the lab', () => {
     for (let i = 0; i < 5; i++) expect(await tcpAnswer(nodeIp[N1]!, port)).toBe(`s1 ${lab.layout.hostIp}`);
     expect(await udpOnce(nodeIp[N1]!, await nodePort('local', 'UDP'))).toBe(`s1 ${lab.layout.hostIp}`);
     for (let i = 0; i < 3; i++) expect(await tcpAnswer(nodeIp[N2]!, port, 2_000)).toBe('timeout');
+    // Not for Node 2 itself (Antrea treats the Node's traffic as Cluster): its own NodePort reaches
+    // s1 on Node 1, SNATed to Node 2's gateway so the reply returns through its OVS.
+    const fromN2 = await exec('ip', [
+      'netns',
+      'exec',
+      N2,
+      process.execPath,
+      '-e',
+      TCP_ONCE,
+      nodeIp[N2]!,
+      String(port),
+    ]);
+    expect(fromN2.stdout.trim()).toMatch(/^s1 \d+\.\d+\.\d+\.1$/);
     // A Pod still reaches it through its ClusterIP from anywhere.
     const clusterIp = await svcField('local', '{.spec.clusterIP}');
     expect(
