@@ -11,9 +11,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCaseFiles, loadCase } from './framework/case-loader.js';
 import type { Case } from './framework/case-types.js';
-import { kubectlCommand } from './framework/providers/kind.js';
-import { KubectlObjects } from './framework/providers/kubectl-objects.js';
-import { LabProvider } from './framework/providers/lab-provider.js';
+import { labCaseProvider } from './framework/providers/lab-case-provider.js';
+import type { LabProvider } from './framework/providers/lab-provider.js';
 import { caseLines, summaryLine } from './framework/report.js';
 import { runCase, runCaseFiles } from './framework/runner.js';
 
@@ -85,15 +84,9 @@ describe.skipIf(!isRoot)('case runner on the lab', () => {
       },
     );
     await Lab.down(options);
-    lab = await Lab.up({ ...options, nodes: 2 });
-    const objects = new KubectlObjects(
-      kubectlCommand({
-        kubectl: join(cachedBinDir(), 'kubectl'),
-        kubeconfig: lab.kubeconfigPath,
-        timeoutMs: 180_000,
-      }),
-    );
-    provider = new LabProvider(lab, objects, { settleMs: 500 });
+    // The admin-network-policy cases need antrea-controller's AdminNetworkPolicy gate (off by default).
+    lab = await Lab.up({ ...options, nodes: 2, controllerFeatureGates: { AdminNetworkPolicy: true } });
+    provider = labCaseProvider(lab);
   });
 
   afterAll(async () => {

@@ -21,7 +21,15 @@ export function defaultApiVersion(kind: string): string | undefined {
 }
 
 /** Kinds whose objects are cluster-scoped (cleanup deletes them explicitly, after namespaced ones). */
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterNetworkPolicy', 'Tier', 'ClusterGroup', 'Node']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterNetworkPolicy',
+  'Tier',
+  'ClusterGroup',
+  'Node',
+  'AdminNetworkPolicy',
+  'BaselineAdminNetworkPolicy',
+]);
 
 export function isClusterScoped(kind: string): boolean {
   return CLUSTER_SCOPED.has(kind);

@@ -3,6 +3,8 @@
 // computed internal NetworkPolicies, AppliedToGroups and AddressGroups. It proves the runner end to
 // end and checks case files against our controller before a lab exists. Pod IPs are allocated
 // from 10.10.<node>.0/24, deliberately not the fixture's, so IP rewriting is exercised.
+
+import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy } from '@antrea-ts/apis';
 import {
   type CrdClusterNetworkPolicy,
   type CrdGroup,
@@ -213,6 +215,10 @@ export class OracleProvider implements ClusterProvider {
       this.engine.upsertClusterGroup(o as unknown as CrdGroup);
     } else if (antrea && o.kind === 'Group') {
       this.engine.upsertGroup(o as unknown as CrdGroup);
+    } else if (group === 'policy.networking.k8s.io' && o.kind === 'AdminNetworkPolicy') {
+      this.engine.upsertAdminNetworkPolicy(o as unknown as AdminNetworkPolicy);
+    } else if (group === 'policy.networking.k8s.io' && o.kind === 'BaselineAdminNetworkPolicy') {
+      this.engine.upsertBaselineAdminNetworkPolicy(o as unknown as BaselineAdminNetworkPolicy);
     } else if (group === '' && o.kind === 'Service') {
       this.engine.upsertService(o as unknown as V1Service);
     } else {
@@ -233,6 +239,10 @@ export class OracleProvider implements ClusterProvider {
     else if (antrea && ref.kind === 'Tier') this.engine.deleteTier(ref.name);
     else if (antrea && ref.kind === 'ClusterGroup') this.engine.deleteClusterGroup(ref.name);
     else if (antrea && ref.kind === 'Group') this.engine.deleteGroup(ns, ref.name);
+    else if (group === 'policy.networking.k8s.io' && ref.kind === 'AdminNetworkPolicy')
+      this.engine.deleteAdminNetworkPolicy(ref.name);
+    else if (group === 'policy.networking.k8s.io' && ref.kind === 'BaselineAdminNetworkPolicy')
+      this.engine.deleteBaselineAdminNetworkPolicy(ref.name);
     else if (group === '' && ref.kind === 'Service') this.engine.deleteService(ns, ref.name);
   }
 
