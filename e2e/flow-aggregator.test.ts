@@ -3,7 +3,8 @@
 // process (dist/cmd/flow-aggregator) on the lab's host address; the aggregator exports to an IPFIX
 // collector in this process and writes Antrea's flow log. An inter-Node Pod-to-Pod connection must
 // reach the collector only as correlated records (both Pods, both Nodes), a ClusterIP connection
-// keeps its Service, and the log has their lines.
+// keeps its Service, the Pods' labels come from the aggregator's Pod informer
+// (recordContents.podLabels), and the log has their lines.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,6 +73,7 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
         'activeFlowRecordTimeout: 2s',
         'inactiveFlowRecordTimeout: 10s',
         'aggregatorTransportProtocol: tcp',
+        'recordContents: { podLabels: true }',
         `apiServer: { apiPort: ${apiPort} }`,
         `flowCollector: { enable: true, address: "127.0.0.1:${downstreamPort}:tcp", observationDomainID: 36 }`,
         `flowLogger: { enable: true, path: "${logPath}" }`,
@@ -89,6 +91,8 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
         lab.layout.hostIp,
         '--ipfix-port',
         String(ipfixPort),
+        '--kubeconfig',
+        join(STATE_DIR, 'kubeconfig'),
       ],
       logFile: join(dir.path, 'flow-aggregator.log'),
     });
@@ -137,6 +141,9 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
         destinationPodName: 'server',
         destinationPodNamespace: NS,
         destinationNodeName: N2,
+        // recordContents.podLabels, from the aggregator's Pod informer
+        sourcePodLabels: '{"app":"client"}',
+        destinationPodLabels: '{"app":"server"}',
       });
       expect(rec.flowEndSecondsFromSourceNode).toBeGreaterThan(0);
       expect(rec.flowEndSecondsFromDestinationNode).toBeGreaterThan(0);

@@ -5,10 +5,13 @@ import { randomInt } from 'node:crypto';
 import {
   FlowAggregator,
   type FlowRecordExporter,
+  fillPodMetadata,
   HealthServer,
   IpfixFlowExporter,
   LogExporter,
+  PodInformer,
 } from '@antrea-ts/flow-aggregator';
+import { KubeConfig } from '@kubernetes/client-node';
 import { type Logger, pino } from 'pino';
 import { type FlowAggregatorOptions, loadOptions } from './options.js';
 
@@ -45,6 +48,15 @@ function exporters(o: FlowAggregatorOptions, logger: Logger): FlowRecordExporter
   return out;
 }
 
+/** --kubeconfig, else the in-cluster config when running in a Pod (the environment tells), else none. */
+function loadKubeConfig(path: string | undefined): KubeConfig | undefined {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else if (process.env['KUBERNETES_SERVICE_HOST']) kc.loadFromCluster();
+  else return undefined;
+  return kc;
+}
+
 async function main(): Promise<void> {
   let options: FlowAggregatorOptions;
   try {
@@ -57,6 +69,9 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: options.logLevel, base: { app: 'flow-aggregator' } });
   const c = options.config;
+  const kubeConfig = loadKubeConfig(options.kubeconfig);
+  const pods = kubeConfig ? new PodInformer(kubeConfig, logger) : undefined;
+  if (!pods) logger.warn('no kubeconfig and not in a Pod: records go out without Pod metadata from the API');
   const aggregator = new FlowAggregator({
     host: options.bindAddress,
     port: options.ipfixPort,
@@ -64,6 +79,7 @@ async function main(): Promise<void> {
     activeTimeoutMs: c.activeFlowRecordTimeoutMs,
     inactiveTimeoutMs: c.inactiveFlowRecordTimeoutMs,
     exporters: exporters(options, logger),
+    ...(pods ? { enrich: (r) => fillPodMetadata(r, pods, c.recordContents.podLabels) } : {}),
     logger,
   });
   const health = new HealthServer({
@@ -76,11 +92,13 @@ async function main(): Promise<void> {
   const abort = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => abort.abort());
   await health.start();
+  await pods?.start(abort.signal);
   await aggregator.start();
   await new Promise<void>((resolve) =>
     abort.signal.addEventListener('abort', () => resolve(), { once: true }),
   );
   await aggregator.stop();
+  await pods?.stop();
   await health.stop();
 }
 

@@ -8,6 +8,8 @@ export interface FlowAggregatorOptions {
   readonly bindAddress: string;
   /** The IPFIX collecting port (Antrea: 4739). */
   readonly ipfixPort: number;
+  /** Pod metadata source: this kubeconfig, else in-cluster config when in a Pod, else none. */
+  readonly kubeconfig: string | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -27,17 +29,28 @@ export function loadOptions(argv: readonly string[]): FlowAggregatorOptions {
     .option('--config <path>', 'flow-aggregator.conf (YAML, Antrea keys)')
     .option('--bind-address <address>', 'address to listen on', '0.0.0.0')
     .option('--ipfix-port <port>', 'IPFIX collecting port (0 = any free port)', port, IPFIX_COLLECTOR_PORT)
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig for the Pod informer (default: in-cluster config inside a Pod)',
+    )
     .addOption(
       new Option('--log-level <level>', 'pino log level')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
         .default('info'),
     );
   program.parse([...argv]);
-  const o = program.opts<{ config?: string; bindAddress: string; ipfixPort: number; logLevel: string }>();
+  const o = program.opts<{
+    config?: string;
+    bindAddress: string;
+    ipfixPort: number;
+    kubeconfig?: string;
+    logLevel: string;
+  }>();
   return Object.freeze({
     config: parseConfig(o.config ? readFileSync(o.config, 'utf8') : ''),
     bindAddress: o.bindAddress,
     ipfixPort: o.ipfixPort,
+    kubeconfig: o.kubeconfig,
     logLevel: o.logLevel as FlowAggregatorOptions['logLevel'],
   });
 }

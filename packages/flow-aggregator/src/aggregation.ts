@@ -172,7 +172,7 @@ export class AggregationProcess {
    * Calls `emit` with a snapshot of every record due now, then clears their delta counters and
    * throughput; forgets flows past their inactive timeout.
    */
-  expire(emit: (record: Readonly<FlowValues>) => void): void {
+  expire(emit: (record: FlowValues) => void): void {
     const now = this.now();
     for (const [key, flow] of this.flows) {
       if (flow.activeAt > now && flow.inactiveAt > now) continue;

@@ -15,6 +15,8 @@ export interface FlowAggregatorOptions {
   readonly activeTimeoutMs: number;
   readonly inactiveTimeoutMs: number;
   readonly exporters: readonly FlowRecordExporter[];
+  /** Completes each due record before the exporters see it (Pod metadata, labels). */
+  readonly enrich?: (record: FlowValues) => void;
   readonly logger: Logger;
   /** How often due records are looked for (500 ms). */
   readonly expiryIntervalMs?: number;
@@ -117,9 +119,10 @@ export class FlowAggregator {
   }
 
   private async exportDue(): Promise<void> {
-    const due: Readonly<FlowValues>[] = [];
+    const due: FlowValues[] = [];
     this.aggregation.expire((r) => due.push(r));
     if (due.length === 0) return;
+    if (this.o.enrich) for (const r of due) this.o.enrich(r);
     this.exportRounds++;
     for (const e of this.o.exporters) {
       try {

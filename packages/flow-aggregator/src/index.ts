@@ -11,4 +11,6 @@ export * from './exporter/log-exporter.js';
 export * from './flow-aggregator.js';
 export * from './flow-record.js';
 export * from './health-server.js';
+export * from './k8s/pod-informer.js';
+export * from './k8s/pod-metadata.js';
 export * from './testing-records.js';
