@@ -6,5 +6,5 @@ export * from './controlplane-proto/index.js';
 export * from './crd/index.js';
 export * from './k8s-proto/index.js';
 export * from './labels/index.js';
-export * from './supportbundle/index.js';
 export * from './policy-api/index.js';
+export * from './supportbundle/index.js';
