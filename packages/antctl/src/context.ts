@@ -1,3 +1,4 @@
+import { parseGoDuration } from '@antrea-ts/apis';
 import type { Command } from 'commander';
 import { type ApiClient, buildPath } from './client/api-client.js';
 import { type ConnectionEnv, type Connections, createConnections } from './client/connections.js';
@@ -119,18 +120,9 @@ export function requireMode(ctx: RunContext, want: AntctlMode, command: string):
 /** Antrea's --timeout takes Go durations (10s, 1m30s, 500ms); a bare number is seconds. */
 export function parseDuration(value: string): number {
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let rest = value;
-  const re = /^(\d+(?:\.\d+)?)(ms|s|m|h)/;
-  if (rest === '') throw new AntctlError('ANTCTL_USAGE', 'empty duration');
-  while (rest !== '') {
-    const m = re.exec(rest);
-    if (!m) {
-      throw new AntctlError('ANTCTL_USAGE', `invalid duration "${value}": want e.g. 30s, 2m, 1h30m`);
-    }
-    total += Number(m[1]) * (units[m[2] as string] ?? 0);
-    rest = rest.slice(m[0].length);
-  }
-  return total;
+  if (value === '') throw new AntctlError('ANTCTL_USAGE', 'empty duration');
+  const ms = parseGoDuration(value);
+  if (ms === undefined)
+    throw new AntctlError('ANTCTL_USAGE', `invalid duration "${value}": want e.g. 30s, 2m, 1h30m`);
+  return ms;
 }

@@ -4,6 +4,7 @@ export * from './constants.js';
 export * from './controlplane/index.js';
 export * from './controlplane-proto/index.js';
 export * from './crd/index.js';
+export * from './duration.js';
 export * from './k8s-proto/index.js';
 export * from './labels/index.js';
 export * from './policy-api/index.js';

@@ -1,3 +1,4 @@
+import { parseGoDuration } from '@antrea-ts/apis';
 import { parse } from 'yaml';
 import { FlowAggregatorError } from './errors.js';
 import type { FlowFilter, RuleActionName } from './exporter/flow-log-line.js';
@@ -34,22 +35,12 @@ export interface FlowAggregatorConfig {
   };
 }
 
-const UNITS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /** A Go duration string ("60s", "1m30s", "500ms") in ms. */
 export function parseDuration(key: string, text: string): number {
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text)
+  const ms = parseGoDuration(text);
+  if (ms === undefined)
     throw new FlowAggregatorError('FA_CONFIG', `${key}: ${JSON.stringify(text)} is not a duration`);
-  return parts.reduce((ms, p) => ms + Number(p[1]) * UNITS[p[2]!]!, 0);
+  return ms;
 }
 
 type Doc = Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { parseGoDuration } from '@antrea-ts/apis';
 import { AgentError } from '../errors.js';
 import { type CollectorAddress, parseCollectorAddress } from './collector-address.js';
 
@@ -38,28 +39,12 @@ export const FLOW_EXPORTER_DEFAULTS: FlowExporterFileSection = Object.freeze({
   idleFlowExportTimeout: '15s',
 });
 
-const UNIT_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /** A Go duration string (`5s`, `1m30s`, `500ms`) in milliseconds. */
 export function parseDuration(key: string, text: string): number {
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let at = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    at = re.lastIndex;
-  }
-  if (!text || at !== text.length)
+  const ms = parseGoDuration(text);
+  if (ms === undefined)
     throw new AgentError('AGENT_CONFIG_INVALID', `flowExporter.${key}: bad duration ${JSON.stringify(text)}`);
-  return total;
+  return ms;
 }
 
 const PROTOCOLS: Readonly<Record<string, number>> = { tcp: 6, udp: 17, sctp: 132 };
