@@ -1,8 +1,8 @@
-// AdminNetworkPolicy and BaselineAdminNetworkPolicy on real packets: a 2-Node lab (instance 37)
-// whose antrea-controller has featureGates.AdminNetworkPolicy on runs the cases of
-// e2e/cases/admin-network-policy (ANP before K8s NetworkPolicies, priority order, Pass, the BANP
-// after them, ports) through the real CNI chain and OVS, then checks what users see of them:
-// the CRDs' validation by kube-apiserver and `antctl get networkpolicy` naming their source type.
+// AdminNetworkPolicy and BaselineAdminNetworkPolicy as users see them, on a 2-Node lab (instance 37)
+// whose antrea-controller has featureGates.AdminNetworkPolicy on: the CRDs' validation by
+// kube-apiserver and `antctl get networkpolicy` naming their source type. Their behaviour on real
+// packets (ANP before K8s NetworkPolicies, priority order, Pass, the BANP after them, ports) is in
+// the cases of e2e/cases/admin-network-policy, which e2e/lab-cases.test.ts runs with every other case.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,11 +10,6 @@ import { cachedBinDir } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findCaseFiles } from './framework/case-loader.js';
-import { labCaseProvider } from './framework/providers/lab-case-provider.js';
-import type { LabProvider } from './framework/providers/lab-provider.js';
-import { caseLines, summaryLine } from './framework/report.js';
-import { runCaseFiles } from './framework/runner.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const options: LabOptions = {
@@ -28,7 +23,6 @@ const exec = promisify(execFile);
 
 describe.skipIf(!isRoot)('AdminNetworkPolicy on the lab', () => {
   let lab: Lab;
-  let provider: LabProvider;
 
   const kubectl = (args: string[], input?: string) =>
     new Promise<{ code: number; out: string }>((resolve) => {
@@ -59,21 +53,11 @@ describe.skipIf(!isRoot)('AdminNetworkPolicy on the lab', () => {
     );
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2, controllerFeatureGates: { AdminNetworkPolicy: true } });
-    provider = labCaseProvider(lab);
   }, 600_000);
 
   afterAll(async () => {
     if (!process.env['KEEP_LAB']) await Lab.down(options);
   }, 120_000);
-
-  it('passes every admin-network-policy case on real packets', async () => {
-    const files = findCaseFiles([join(ROOT, 'e2e/cases/admin-network-policy')]);
-    expect(files).toHaveLength(5);
-    const lines: string[] = [];
-    const s = await runCaseFiles(provider, files, { onCase: (r) => lines.push(...caseLines(r)) });
-    expect(s.failed, `${lines.join('\n')}\n${summaryLine(s)}`).toBe(0);
-    expect(s.passed).toBe(5);
-  }, 1_800_000);
 
   it('kube-apiserver refuses a BANP not named default and an ANP priority above 1000', async () => {
     const banp = {
