@@ -5,7 +5,7 @@ import { CookieAllocator } from '../openflow/cookie.js';
 import { conjunctionFlows, isolationFlows, policyBaseFlows } from '../openflow/features/network-policy.js';
 import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
 import { RuleCache } from './rule-cache.js';
-import { ConjIdAllocator, computePolicyFlows } from './rule-flows.js';
+import { ConjIdAllocator, computePolicyFlows, resolveServices } from './rule-flows.js';
 
 const ctx = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: new CookieAllocator(1) };
 const v4 = (s: string) => Uint8Array.from(s.split('.').map(Number));
@@ -391,6 +391,30 @@ describe('FQDN peers', () => {
     expect(peerFlows(cache, ['203.0.113.1'])).toEqual([
       'cookie=0x1020000000000, table=13, priority=64000,ip,nw_dst=203.0.113.1 actions=conjunction(1,1/3)',
       'cookie=0x1020000000000, table=13, priority=64000,tcp,tp_dst=443 actions=conjunction(1,3/3)',
+    ]);
+  });
+});
+
+describe('resolveServices', () => {
+  const member: GroupMember = {
+    ip: '10.10.0.3',
+    ports: [
+      { name: 'dns', port: 53, protocol: 'UDP' },
+      { name: 'http', port: 8080, protocol: 'TCP' },
+    ],
+  } as GroupMember;
+
+  it('matches a named port of a policy with a protocol only on that protocol', () => {
+    expect(resolveServices([{ protocol: 'TCP', port: 'dns' }], member)).toEqual([]);
+    expect(resolveServices([{ protocol: 'UDP', port: 'dns' }], member)).toEqual([
+      { svc: { protocol: 'UDP', port: 'dns' }, port: 53 },
+    ]);
+  });
+
+  it("gives an AdminNetworkPolicy's protocol-less named port the Pod port's protocol", () => {
+    expect(resolveServices([{ port: 'dns' }, { port: 'http' }, { port: 'none' }], member)).toEqual([
+      { svc: { port: 'dns', protocol: 'UDP' }, port: 53 },
+      { svc: { port: 'http', protocol: 'TCP' }, port: 8080 },
     ]);
   });
 });

@@ -26,7 +26,9 @@ interface ResolvedService {
 
 /**
  * Resolves named ports against one Pod's ports. Numeric ports pass unchanged; a named port the Pod
- * does not declare drops out (Antrea: the rule does not apply to that Pod for that port).
+ * does not declare drops out (Antrea: the rule does not apply to that Pod for that port). K8s and
+ * Antrea-native policies always send a protocol (TCP by default); an AdminNetworkPolicy's named
+ * port comes without one and takes the protocol of the Pod's port of that name, as in Antrea.
  */
 export function resolveServices(
   services: readonly Service[],
@@ -35,9 +37,14 @@ export function resolveServices(
   const out: ResolvedService[] = [];
   for (const svc of services) {
     if (typeof svc.port === 'string') {
-      const proto = svc.protocol ?? 'TCP';
-      const np = member?.ports?.find((p) => p.name === svc.port && (p.protocol ?? 'TCP') === proto);
-      if (np) out.push({ svc, port: np.port });
+      const np = member?.ports?.find(
+        (p) => p.name === svc.port && (svc.protocol === undefined || (p.protocol ?? 'TCP') === svc.protocol),
+      );
+      if (!np) continue;
+      out.push({
+        svc: svc.protocol === undefined ? { ...svc, protocol: np.protocol ?? 'TCP' } : svc,
+        port: np.port,
+      });
     } else out.push({ svc, port: svc.port });
   }
   return out;
