@@ -5,21 +5,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  AGENT_IPV4_ELEMENTS,
   agentRecord,
   FlowAggregator,
   FlowType,
   IpfixFlowExporter,
-  templateOf,
   templateValues,
 } from '@antrea-ts/flow-aggregator';
 import { freePort, ManagedProcess, makeTempDir, run, type TempDir, waitFor } from '@antrea-ts/harness';
-import { IpfixExporter } from '@antrea-ts/ipfix';
+import { ANTREA_AGENT_IPV4_TEMPLATE, IpfixExporter } from '@antrea-ts/ipfix';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const logger = pino({ level: 'silent' });
-const AGENT_TEMPLATE = templateOf(256, AGENT_IPV4_ELEMENTS);
+const AGENT_TEMPLATE = ANTREA_AGENT_IPV4_TEMPLATE;
 const INTER = 20;
 const INTRA = 5;
 

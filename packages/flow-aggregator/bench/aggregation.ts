@@ -12,7 +12,6 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  AGENT_IPV4_ELEMENTS,
   AggregationProcess,
   agentRecord,
   FlowAggregator,
@@ -20,11 +19,10 @@ import {
   type FlowValues,
   IpfixFlowExporter,
   LogExporter,
-  templateOf,
   templateValues,
 } from '@antrea-ts/flow-aggregator';
 import { BenchReport, percentile } from '@antrea-ts/harness';
-import { IpfixExporter } from '@antrea-ts/ipfix';
+import { ANTREA_AGENT_IPV4_TEMPLATE, IpfixExporter } from '@antrea-ts/ipfix';
 import { pino } from 'pino';
 
 const argv = process.argv.slice(2);
@@ -35,7 +33,7 @@ const sizes = (arg('--connections') ?? '10000,50000').split(',').map(Number);
 const rounds = Number(arg('--rounds') ?? 3);
 const bench = new BenchReport('flow-aggregator', json);
 const logger = pino({ level: 'silent' });
-const AGENT_TEMPLATE = templateOf(256, AGENT_IPV4_ELEMENTS);
+const AGENT_TEMPLATE = ANTREA_AGENT_IPV4_TEMPLATE;
 
 /** Both Nodes' halves of `n` inter-Node connections. */
 function halves(n: number): { source: FlowValues[]; destination: FlowValues[] } {

@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IpfixCollector, IpfixExporter } from '@antrea-ts/ipfix';
+import { ANTREA_AGENT_IPV4_TEMPLATE, IpfixCollector, IpfixExporter } from '@antrea-ts/ipfix';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_IPV4_ELEMENTS, templateOf, templateValues } from './exporter/aggregated-template.js';
+import { templateValues } from './exporter/aggregated-template.js';
 import { IpfixFlowExporter } from './exporter/ipfix-exporter.js';
 import { LogExporter } from './exporter/log-exporter.js';
 import { FlowAggregator } from './flow-aggregator.js';
@@ -12,7 +12,7 @@ import { FlowType } from './flow-record.js';
 import { agentRecord } from './testing-records.js';
 
 const logger = pino({ level: 'silent' });
-const AGENT_TEMPLATE = templateOf(256, AGENT_IPV4_ELEMENTS);
+const AGENT_TEMPLATE = ANTREA_AGENT_IPV4_TEMPLATE;
 const tuple = { src: '10.10.0.2', dst: '10.10.1.3', sport: 40000, dport: 8080, start: 100, end: 104 };
 
 describe('FlowAggregator over loopback', () => {

@@ -1,3 +1,4 @@
+export * from './antrea-template.js';
 export * from './codec/field-value.js';
 export * from './codec/ip-address.js';
 export * from './codec/message.js';

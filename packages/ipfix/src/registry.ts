@@ -167,6 +167,8 @@ const ANTREA: readonly InfoElement[] = [
 
 const ALL: readonly InfoElement[] = [...IANA, ...IANA_REVERSE, ...ANTREA];
 const byName = new Map(ALL.map((e) => [`${e.enterprise}/${e.name}`, e]));
+// Names are unique across the three registries (reverse elements are named reverse*).
+const byNameAnyEnterprise = new Map(ALL.map((e) => [e.name, e]));
 const byId = new Map(ALL.map((e) => [`${e.enterprise}/${e.id}`, e]));
 
 /** The element `name` of `enterprise` (0: IANA); throws IPFIX_UNKNOWN_ELEMENT. */
@@ -177,6 +179,13 @@ export function infoElement(name: string, enterprise = IANA_ENTERPRISE_ID): Info
       'IPFIX_UNKNOWN_ELEMENT',
       `no information element ${name} in enterprise ${enterprise}`,
     );
+  return e;
+}
+
+/** The element `name` in whichever registry (IANA, RFC 5103 reverse, Antrea) defines it. */
+export function elementNamed(name: string): InfoElement {
+  const e = byNameAnyEnterprise.get(name);
+  if (!e) throw new IpfixError('IPFIX_UNKNOWN_ELEMENT', `no registry defines ${name}`);
   return e;
 }
 

@@ -1,81 +1,15 @@
 import {
-  ANTREA_ENTERPRISE_ID,
+  ANTREA_AGENT_IPV4_TEMPLATE,
+  ANTREA_IPV4_TEMPLATE_ID,
   type FieldValue,
-  IANA_ENTERPRISE_ID,
-  IANA_REVERSE_ENTERPRISE_ID,
-  infoElement,
   type TemplateRecord,
 } from '@antrea-ts/ipfix';
 import type { PolicyRuleRef } from './connection.js';
 import type { ExpiredFlow } from './connection-store.js';
 
-/** The first template id an exporting process hands out (Antrea's exporter's IPv4 template). */
-export const IPV4_TEMPLATE_ID = 256;
-
-/**
- * The IPv4 template antrea-agent sends, element for element in Antrea's order
- * (pkg/agent/flowexporter/exporter/ipfix.go): IANA elements, their reverse counters, then
- * Antrea's. Collectors such as the Flow Aggregator look fields up by name, but the order keeps
- * our records byte-comparable with Antrea's.
- */
-const IANA_ELEMENTS = [
-  'flowStartSeconds',
-  'flowEndSeconds',
-  'flowEndReason',
-  'sourceTransportPort',
-  'destinationTransportPort',
-  'protocolIdentifier',
-  'packetTotalCount',
-  'octetTotalCount',
-  'packetDeltaCount',
-  'octetDeltaCount',
-  'sourceIPv4Address',
-  'destinationIPv4Address',
-];
-const REVERSE_ELEMENTS = [
-  'reversePacketTotalCount',
-  'reverseOctetTotalCount',
-  'reversePacketDeltaCount',
-  'reverseOctetDeltaCount',
-];
-const ANTREA_ELEMENTS = [
-  'sourcePodName',
-  'sourcePodNamespace',
-  'sourceNodeName',
-  'destinationPodName',
-  'destinationPodNamespace',
-  'destinationNodeName',
-  'destinationServicePort',
-  'destinationServicePortName',
-  'ingressNetworkPolicyName',
-  'ingressNetworkPolicyNamespace',
-  'ingressNetworkPolicyType',
-  'ingressNetworkPolicyRuleName',
-  'ingressNetworkPolicyRuleAction',
-  'egressNetworkPolicyName',
-  'egressNetworkPolicyNamespace',
-  'egressNetworkPolicyType',
-  'egressNetworkPolicyRuleName',
-  'egressNetworkPolicyRuleAction',
-  'tcpState',
-  'flowType',
-  'egressName',
-  'egressIP',
-  'egressNodeName',
-  'proxySnatPort',
-  'destinationClusterIPv4',
-  'proxySnatIPv4',
-  'destinationServiceIPv4',
-];
-
-export const IPV4_TEMPLATE: TemplateRecord = Object.freeze({
-  templateId: IPV4_TEMPLATE_ID,
-  elements: Object.freeze([
-    ...IANA_ELEMENTS.map((n) => infoElement(n, IANA_ENTERPRISE_ID)),
-    ...REVERSE_ELEMENTS.map((n) => infoElement(n, IANA_REVERSE_ENTERPRISE_ID)),
-    ...ANTREA_ELEMENTS.map((n) => infoElement(n, ANTREA_ENTERPRISE_ID)),
-  ]),
-});
+/** antrea-agent's IPv4 template: the elements' list and order live in @antrea-ts/ipfix, shared with the Flow Aggregator. */
+export const IPV4_TEMPLATE_ID = ANTREA_IPV4_TEMPLATE_ID;
+export const IPV4_TEMPLATE: TemplateRecord = ANTREA_AGENT_IPV4_TEMPLATE;
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 /** Counters never go backwards in a record: a reset conntrack entry reports 0, as Antrea's. */
