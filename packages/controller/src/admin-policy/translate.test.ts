@@ -3,6 +3,7 @@ import { formatIP } from '@antrea-ts/apis';
 import { describe, expect, it } from 'vitest';
 import { ConnectivityOracle, type Endpoint } from '../testing/connectivity.js';
 import { namespace, networkPolicy, newWorld, node, pod } from '../testing/fixtures.js';
+import { RESERVED_TIER_PRIORITIES } from '../tiers.js';
 import { normalizedUID } from '../uuid.js';
 import {
   ADMIN_NETWORK_POLICY_TIER_PRIORITY,
@@ -93,6 +94,9 @@ describe('AdminNetworkPolicy translation', () => {
       2,
       false,
     ]);
+    // No user Tier may take the ANP and BANP Tiers' priorities.
+    expect(RESERVED_TIER_PRIORITIES.has(ADMIN_NETWORK_POLICY_TIER_PRIORITY)).toBe(true);
+    expect(RESERVED_TIER_PRIORITIES.has(BASELINE_ADMIN_NETWORK_POLICY_TIER_PRIORITY)).toBe(true);
     expect(np.appliedToGroups).toEqual([normalizedUID('namespaceSelector=kubernetes.io/metadata.name=x')]);
     const [deny, pass, allow] = np.rules;
     expect(deny).toMatchObject({ direction: 'In', action: 'Drop', priority: 0, name: 'no-y' });
@@ -133,14 +137,40 @@ describe('AdminNetworkPolicy translation', () => {
     expect(np.rules.map((r) => [r.direction, r.action])).toEqual([['Out', 'Drop']]);
   });
 
-  it('removes the internal policy when the ANP is deleted', () => {
+  it('removes the internal policy and releases its groups when the ANP is deleted', () => {
     const { w } = setup();
-    w.engine.upsertAdminNetworkPolicy(anp('a', { priority: 1, subject: { namespaces: ns('x') } }));
+    w.engine.upsertAdminNetworkPolicy(anpFromY('a', 1, 'Deny', { namespaces: ns('x') }));
     w.engine.flush();
     expect(w.networkPolicies.list().items).toHaveLength(1);
+    expect([w.appliedToGroups.list().items.length, w.addressGroups.list().items.length]).toEqual([1, 1]);
     w.engine.deleteAdminNetworkPolicy('a');
     w.engine.flush();
     expect(w.networkPolicies.list().items).toHaveLength(0);
+    expect([w.appliedToGroups.list().items.length, w.addressGroups.list().items.length]).toEqual([0, 0]);
+  });
+
+  it('on update keeps one internal policy and releases the groups the old spec used', () => {
+    const { w } = setup();
+    w.engine.upsertAdminNetworkPolicy(anpFromY('a', 1, 'Deny', { namespaces: ns('x') }));
+    w.engine.flush();
+    const before = stored(w, 'a');
+    w.engine.upsertAdminNetworkPolicy(
+      anp('a', {
+        priority: 4,
+        subject: podsOf('y'),
+        ingress: [{ action: 'Allow', from: [{ namespaces: ns('x') }] }],
+      }),
+    );
+    w.engine.flush();
+    expect(w.networkPolicies.list().items).toHaveLength(1);
+    const after = stored(w, 'a');
+    expect([after.name, after.priority]).toEqual([before.name, 4]);
+    const groupNames = (s: { list(): { items: { object: { name: string } }[] } }) =>
+      s.list().items.map((i) => i.object.name);
+    expect(groupNames(w.appliedToGroups)).toEqual(after.appliedToGroups);
+    expect(groupNames(w.addressGroups)).toEqual(after.rules[0]!.from!.addressGroups);
+    expect(groupNames(w.appliedToGroups)).not.toContain(before.appliedToGroups[0]);
+    expect(groupNames(w.addressGroups)).not.toContain(before.rules[0]!.from!.addressGroups![0]);
   });
 });
 
