@@ -24,6 +24,7 @@ let kube: KubeCluster;
 let custom: CustomObjectsApi;
 let gated: NetworkPolicyController;
 let ungated: NetworkPolicyController;
+let ungatedInformers: ReturnType<typeof makePolicyInformers>;
 const abort = new AbortController();
 
 const ref = (k: typeof ANP | typeof BANP) => ({ group: k.group, version: k.version, plural: k.plural });
@@ -53,7 +54,8 @@ beforeAll(async () => {
     informers: makePolicyInformers(kube.kubeConfig, { adminNetworkPolicy: true }),
     logger,
   });
-  ungated = new NetworkPolicyController({ informers: makePolicyInformers(kube.kubeConfig), logger });
+  ungatedInformers = makePolicyInformers(kube.kubeConfig);
+  ungated = new NetworkPolicyController({ informers: ungatedInformers, logger });
   await Promise.all([gated.start(abort.signal), ungated.start(abort.signal)]);
 }, 180_000);
 
@@ -88,6 +90,10 @@ describe('AdminNetworkPolicy against kube-apiserver', () => {
       'y/a@10.10.0.7',
     ]);
 
+    // Without the gate no policy.networking.k8s.io informer exists, so nothing is watched or computed.
+    expect(Object.keys(ungatedInformers).filter((k) => k.includes('dminNetworkPolic'))).toEqual([]);
+    expect(internal(ungated, 'AdminNetworkPolicy')).toEqual([]);
+
     const current = (await custom.getClusterCustomObject({ ...ref(ANP), name: 'deny-y' })) as {
       spec: { priority: number };
     };
@@ -100,6 +106,7 @@ describe('AdminNetworkPolicy against kube-apiserver', () => {
 
     await custom.deleteClusterCustomObject({ ...ref(ANP), name: 'deny-y' });
     await waitFor('ANP gone', async () => internal(gated, 'AdminNetworkPolicy').length === 0 || undefined);
+    expect(gated.addressGroups.get(ag)).toBeUndefined();
     expect(internal(ungated, 'AdminNetworkPolicy')).toEqual([]);
   });
 
