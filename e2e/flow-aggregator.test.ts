@@ -19,7 +19,7 @@ import {
   type HeldConnection,
   holdTcpConnection,
   startClientServer,
-} from './flow-aggregator/lab-flows.js';
+} from './framework/lab-flows.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STATE_DIR = '/var/run/antrea-ts-lab-e2e-36';

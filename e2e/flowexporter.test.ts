@@ -3,16 +3,21 @@
 // antrea-agent.conf), userspace OVS, conntrack read through ovs-appctl as antrea-agent does. An
 // IPFIX collector in this process, on the lab's host address, receives both Nodes' records of a TCP
 // connection from a Pod on Node 1 to a Pod on Node 2, directly and through a ClusterIP Service.
-import { execFile, spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { observationDomainId } from '@antrea-ts/agent';
-import { cachedBinDir, ManagedProcess, makeTempDir, poll, type TempDir } from '@antrea-ts/harness';
+import { cachedBinDir, type ManagedProcess, makeTempDir, poll, type TempDir } from '@antrea-ts/harness';
 import { type DecodedDataRecord, IpfixCollector } from '@antrea-ts/ipfix';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  enableFlowExporter,
+  type HeldConnection,
+  holdTcpConnection,
+  startClientServer,
+} from './framework/lab-flows.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STATE_DIR = '/var/run/antrea-ts-lab-e2e-35';
@@ -46,25 +51,8 @@ describe.skipIf(!isRoot)('flow exporter on the lab', () => {
       .flatMap((m) => m.message.records.map((r) => r.values))
       .filter((v) => v.sourceTransportPort === sport);
 
-  /** A client that sends a line, holds the connection until its stdin ends. */
-  const holdConnection = (host: string, port: number, sport: number) => {
-    const child = spawn(
-      'ip',
-      ['netns', 'exec', clientNetns, 'socat', '-', `TCP:${host}:${port},sourceport=${sport}`],
-      {
-        stdio: ['pipe', 'ignore', 'ignore'],
-      },
-    );
-    child.stdin.write('hello flows\n');
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    return {
-      close: async () => {
-        child.stdin.end();
-        await exited;
-      },
-      kill: () => child.kill(),
-    };
-  };
+  const holdConnection = (host: string, port: number, sport: number): HeldConnection =>
+    holdTcpConnection(clientNetns, host, port, sport);
 
   beforeAll(async () => {
     await exec('npx', ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'], {
@@ -74,56 +62,20 @@ describe.skipIf(!isRoot)('flow exporter on the lab', () => {
     lab = await Lab.up({ ...options, nodes: 2 });
     collector = new IpfixCollector({ host: lab.layout.hostIp, logger });
     const port = await collector.start();
-    for (const node of [N1, N2]) {
-      appendFileSync(
-        join(STATE_DIR, 'nodes', node, 'antrea-agent.conf'),
-        [
-          'featureGates:',
-          '  FlowExporter: true',
-          'flowExporter:',
-          '  enable: true',
-          `  flowCollectorAddr: "${lab.layout.hostIp}:${port}:tcp"`,
-          '  flowPollInterval: "1s"',
-          '  activeFlowExportTimeout: "2s"',
-          '  idleFlowExportTimeout: "4s"',
-          '',
-        ].join('\n'),
-      );
-      await lab.restart(`antrea-agent@${node}`);
-    }
-    const client = await lab.createPod({
-      namespace: NS,
-      name: 'client',
-      node: N1,
-      labels: { app: 'client' },
-    });
-    const server = await lab.createPod({
-      namespace: NS,
-      name: 'server',
-      node: N2,
-      labels: { app: 'server' },
-    });
-    clientIp = client.ips[0]!;
-    serverIp = server.ips[0]!;
-    clientNetns = client.netns;
+    for (const node of [N1, N2])
+      await enableFlowExporter(lab, STATE_DIR, node, `${lab.layout.hostIp}:${port}:tcp`);
     dir = makeTempDir('flowexporter-e2e');
-    echo = new ManagedProcess({
-      name: 'echo-server',
-      netns: server.netns,
-      argv: ['socat', `TCP-LISTEN:${PORT},fork,reuseaddr`, 'EXEC:cat'],
-      logFile: join(dir.path, 'echo.log'),
+    const pods = await startClientServer(lab, {
+      namespace: NS,
+      clientNode: N1,
+      serverNode: N2,
+      port: PORT,
+      logDir: dir.path,
     });
-    await lab.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'web', namespace: NS },
-        spec: {
-          selector: { app: 'server' },
-          ports: [{ name: 'http', port: 80, targetPort: PORT, protocol: 'TCP' }],
-        },
-      }),
-    });
+    clientIp = pods.clientIp;
+    serverIp = pods.serverIp;
+    clientNetns = pods.clientNetns;
+    echo = pods.echo;
   }, 300_000);
 
   afterAll(async () => {
@@ -183,7 +135,7 @@ describe.skipIf(!isRoot)('flow exporter on the lab', () => {
     ).trim();
     const sport = 42_002;
     // The Service's flows may lag its creation: retry until one connection holds.
-    let conn: ReturnType<typeof holdConnection> | undefined;
+    let conn: HeldConnection | undefined;
     try {
       await poll(
         'a connection through the Service',
@@ -226,7 +178,7 @@ describe.skipIf(!isRoot)('flow exporter on the lab', () => {
       }),
     });
     const sport = 42_003;
-    let conn: ReturnType<typeof holdConnection> | undefined;
+    let conn: HeldConnection | undefined;
     try {
       // Until the policy is realized on Node 2 the connection has no label: retry on a new port each time.
       let port = sport;

@@ -1,6 +1,7 @@
-// Lab helpers for flow-visibility e2e tests: turn on a Node's flow exporter, a client Pod and an
-// echo server Pod behind a ClusterIP Service `web` (port 80, named http), and hold a TCP connection
-// open from the client so that its conntrack entry lives long enough to be exported.
+// Lab helpers for flow-visibility e2e tests (e2e/flowexporter, e2e/flow-aggregator): turn on a
+// Node's flow exporter, a client Pod and an echo server Pod behind a ClusterIP Service `web` (port
+// 80, named http), and hold a TCP connection open from the client so that its conntrack entry lives
+// long enough to be exported.
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ export function holdTcpConnection(netns: string, host: string, port: number, spo
     },
   );
   const exited = new Promise<void>((resolve) => client.once('exit', () => resolve()));
-  client.stdin.write('hello aggregator\n');
+  client.stdin.write('hello flows\n');
   return {
     close: async () => {
       client.stdin.end();
