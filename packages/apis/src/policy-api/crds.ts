@@ -15,6 +15,10 @@ import { ANP_MAX_PRIORITY, BANP_NAME, POLICY_API_KINDS } from './types.js';
 // The v1alpha1 CRDs of kubernetes-sigs/network-policy-api (standard channel, v0.1.x), written from
 // the API's rules: exactly one member per subject, peer and port; at most 100 rules per direction,
 // 100 peers and 100 ports per rule; priorities 0..1000; one BANP named "default".
+// Beyond the standard channel's v0.1.7 schema: the egress `nodes` peer (experimental channel; Antrea
+// translates it) and the portRange rule start < end (the API documents it). Not carried over: the
+// list/map-type markers: atomic selectors (merges only) and `networks` as a set, so a
+// repeated CIDR is accepted here.
 
 const labelSelector = (): JSONSchemaProps =>
   obj({
