@@ -36,6 +36,27 @@ describe('policy.networking.k8s.io CRDs', () => {
     expect(action(baselineAdminNetworkPolicyCrd(), 'egress')).toEqual(['Allow', 'Deny']);
   });
 
+  it('take exactly one member per subject, peer and port, and priorities 0..1000', () => {
+    const spec = adminNetworkPolicyCrd().spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
+    const p = spec.properties!;
+    const one = (s: { minProperties?: number; maxProperties?: number } | undefined) => [
+      s?.minProperties,
+      s?.maxProperties,
+    ];
+    expect([p.priority!.minimum, p.priority!.maximum]).toEqual([0, 1000]);
+    expect(one(p.subject)).toEqual([1, 1]);
+    for (const [dir, peers] of [
+      ['ingress', 'from'],
+      ['egress', 'to'],
+    ] as const) {
+      const rule = p[dir]!.items!.properties!;
+      expect(one(rule[peers]!.items)).toEqual([1, 1]);
+      expect(one(rule.ports!.items)).toEqual([1, 1]);
+    }
+    const banp = baselineAdminNetworkPolicyCrd().spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
+    expect(one(banp.properties!.subject)).toEqual([1, 1]);
+  });
+
   it.each(['1.1', '1.2'] as const)('round-trip through YAML %s', (version) => {
     for (const crd of policyApiCrds())
       expect(parse(renderCrd(crd), { version })).toEqual(JSON.parse(JSON.stringify(crd)));
