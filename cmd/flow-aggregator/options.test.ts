@@ -26,7 +26,7 @@ describe('flow-aggregator options', () => {
     }
   });
 
-  it('refuses a bad port and a config it cannot serve', () => {
+  it('refuses a bad port, a config it cannot serve and one it cannot read', () => {
     expect(() => loadOptions(argv('--ipfix-port', '70000'))).toThrow();
     const dir = mkdtempSync(join(tmpdir(), 'fa-opts-'));
     try {
@@ -34,6 +34,9 @@ describe('flow-aggregator options', () => {
       writeFileSync(conf, 'aggregatorTransportProtocol: tls\n');
       expect(() => loadOptions(argv('--config', conf))).toThrow(
         expect.objectContaining({ code: 'FA_UNSUPPORTED' }),
+      );
+      expect(() => loadOptions(argv('--config', join(dir, 'missing.conf')))).toThrow(
+        expect.objectContaining({ code: 'FA_CONFIG' }),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { type FlowAggregatorConfig, IPFIX_COLLECTOR_PORT, parseConfig } from '@antrea-ts/flow-aggregator';
+import {
+  type FlowAggregatorConfig,
+  FlowAggregatorError,
+  IPFIX_COLLECTOR_PORT,
+  parseConfig,
+} from '@antrea-ts/flow-aggregator';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 export interface FlowAggregatorOptions {
@@ -17,6 +22,15 @@ function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('want an integer 0-65535');
   return n;
+}
+
+/** The file's text; a file that cannot be read is FA_CONFIG, like one that does not parse. */
+function readConfig(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new FlowAggregatorError('FA_CONFIG', `cannot read ${path}: ${String(err)}`, { cause: err });
+  }
 }
 
 /** Parses argv (node, script, ...flags); reads and validates --config. Throws on bad input. */
@@ -47,7 +61,7 @@ export function loadOptions(argv: readonly string[]): FlowAggregatorOptions {
     logLevel: string;
   }>();
   return Object.freeze({
-    config: parseConfig(o.config ? readFileSync(o.config, 'utf8') : ''),
+    config: parseConfig(o.config ? readConfig(o.config) : ''),
     bindAddress: o.bindAddress,
     ipfixPort: o.ipfixPort,
     kubeconfig: o.kubeconfig,
