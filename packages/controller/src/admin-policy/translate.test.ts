@@ -217,6 +217,19 @@ describe('AdminNetworkPolicy ordering (connectivity oracle over the computed obj
     expect(verdict(pods.ya, pods.xa)).toBe('drop');
   });
 
+  it('an egress Deny to networks drops traffic to the addresses in those CIDRs only', () => {
+    const { w, pods, verdict } = setup();
+    w.engine.upsertAdminNetworkPolicy(
+      anp('deny-net', {
+        priority: 1,
+        subject: { namespaces: ns('y') },
+        egress: [{ action: 'Deny', to: [{ networks: ['10.0.1.1/32'] }] }],
+      }),
+    );
+    expect(verdict(pods.ya, pods.xa)).toBe('drop');
+    expect(verdict(pods.ya, pods.xb)).toBe('allow');
+  });
+
   it('a named port matches the destination Pod port of that name only', () => {
     const { w, pods, verdict } = setup();
     w.engine.upsertAdminNetworkPolicy(
