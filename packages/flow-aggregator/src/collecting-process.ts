@@ -6,6 +6,13 @@ import { FlowAggregatorError } from './errors.js';
 
 export type CollectorTransport = 'tcp' | 'udp';
 
+/**
+ * UDP exporter addresses whose templates are kept (one per agent; a cluster has at most a few
+ * thousand Nodes). Past it the longest silent one is forgotten: should it speak again, its records
+ * decode again after its next template refresh.
+ */
+export const MAX_UDP_EXPORTERS = 10_000;
+
 export interface CollectingProcessOptions {
   readonly host: string;
   /** 4739 in Antrea; 0 picks a free port. */
@@ -14,6 +21,8 @@ export interface CollectingProcessOptions {
   readonly logger: Logger;
   /** Each decoded message's data records, as they arrive. */
   readonly onRecords: (records: readonly DecodedDataRecord[], domainId: number) => void;
+  /** MAX_UDP_EXPORTERS unless set (tests). */
+  readonly maxUdpExporters?: number;
 }
 
 /**
@@ -89,13 +98,30 @@ export class CollectingProcess {
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
   }
 
+  /** UDP exporter addresses whose templates are kept. */
+  get udpExporters(): number {
+    return this.udpCaches.size;
+  }
+
   private onDatagram(buf: Buffer, from: string): void {
-    let cache = this.udpCaches.get(from);
-    if (!cache) {
-      cache = new TemplateCache();
-      this.udpCaches.set(from, cache);
-    }
+    const known = this.udpCaches.get(from);
+    const cache = known ?? new TemplateCache();
     this.take(buf, cache, from);
+    if (known) {
+      // Most recently heard from last, so the address evicted below is the longest silent.
+      this.udpCaches.delete(from);
+      this.udpCaches.set(from, known);
+    } else if (cache.size > 0) {
+      // Only an address that announced templates is remembered: datagrams that never do (noise,
+      // scans) leave nothing behind. An agent that restarts comes back from a new port, so the
+      // old ones are bounded too.
+      this.udpCaches.set(from, cache);
+      if (this.udpCaches.size > (this.o.maxUdpExporters ?? MAX_UDP_EXPORTERS)) {
+        const oldest = this.udpCaches.keys().next().value as string;
+        this.udpCaches.delete(oldest);
+        this.log.info({ from: oldest }, 'forgetting the templates of the longest silent UDP exporter');
+      }
+    }
   }
 
   private serve(socket: net.Socket): void {
