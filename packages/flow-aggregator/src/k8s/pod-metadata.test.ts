@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FlowType } from '../flow-record.js';
 import { agentRecord } from '../testing-records.js';
 import { fillPodMetadata, type PodInfo, type PodMetadata } from './pod-metadata.js';
@@ -33,7 +33,10 @@ describe('fillPodMetadata', () => {
 
   it('names the Pod of an end the record lacks, by its address', () => {
     const r = agentRecord({ ...tuple, flowType: FlowType.InterNode, srcPod: { ...client, node: 'node-1' } });
-    fillPodMetadata(r, pods, false);
+    const counted = { byIp: pods.byIp, get: vi.fn(pods.get) };
+    fillPodMetadata(r, counted, false);
+    // Without podLabels the named end needs no lookup.
+    expect(counted.get).not.toHaveBeenCalled();
     expect(r).toMatchObject({
       destinationPodName: 'server',
       destinationPodNamespace: 'ns',

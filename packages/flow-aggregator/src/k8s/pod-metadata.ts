@@ -37,7 +37,8 @@ export function fillPodMetadata(record: FlowValues, pods: PodMetadata, podLabels
     let pod: PodInfo | undefined;
     const name = record[nameField];
     if (typeof name === 'string' && name !== '') {
-      pod = pods.get(String(record[namespaceField] ?? ''), name);
+      // A named end needs its Pod only for the labels.
+      if (podLabels) pod = pods.get(String(record[namespaceField] ?? ''), name);
     } else {
       const ip = side.ips.map((f) => record[f]).find((v): v is string => typeof v === 'string' && v !== '');
       pod = ip === undefined ? undefined : pods.byIp(ip);
