@@ -20,8 +20,8 @@ describe('Egress flows', () => {
     expect(text(egressStaticFlows(ctx, ['198.19.5.12', '198.19.5.11']))).toEqual([
       'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=198.19.5.11 actions=goto_table:22',
       'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=198.19.5.12 actions=goto_table:22',
-      'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x3/0xf actions=goto_table:18',
-      'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x1/0xf actions=goto_table:18',
+      'cookie=0x1040000000000, table=17, priority=190,ct_state=-rpl+trk,ip,reg0=0x3/0xf actions=goto_table:18',
+      'cookie=0x1040000000000, table=17, priority=190,ct_state=-rpl+trk,ip,reg0=0x1/0xf actions=goto_table:18',
     ]);
   });
 
@@ -32,8 +32,8 @@ describe('Egress flows', () => {
       'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=198.19.5.11 actions=goto_table:22',
       'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=10.0.0.0/8 actions=goto_table:22',
       'cookie=0x1040000000000, table=18, priority=210,ip,nw_dst=192.168.0.0/16 actions=goto_table:22',
-      'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x3/0xf actions=goto_table:18',
-      'cookie=0x1040000000000, table=17, priority=190,ip,reg0=0x1/0xf actions=goto_table:18',
+      'cookie=0x1040000000000, table=17, priority=190,ct_state=-rpl+trk,ip,reg0=0x3/0xf actions=goto_table:18',
+      'cookie=0x1040000000000, table=17, priority=190,ct_state=-rpl+trk,ip,reg0=0x1/0xf actions=goto_table:18',
     ]);
   });
 

@@ -24,7 +24,8 @@ import { GLOBAL_VIRTUAL_MAC } from './tunnel.js';
 const C = CookieCategory.Egress;
 
 /**
- * The two L3Forwarding entries into EgressMark, below every route (priority 190), and, above the
+ * The two L3Forwarding entries into EgressMark for packets that are not replies, below every route
+ * (priority 190), and, above the
  * Egress flows, destinations that leave EgressMark untouched: Node IPs (Antrea skips SNAT for
  * traffic to Nodes: it goes from the Pod's own Node, not through the Egress Node) and the
  * `egress.exceptCIDRs` (leaving from the Pod's own Node, with its usual masquerade).
@@ -42,12 +43,24 @@ export function egressStaticFlows(
     ...[...new Set(exceptCidrs.filter((c) => !c.includes(':')).map((c) => formatCidr(parseCidr(c))))]
       .sort()
       .map(skip),
-    tableFlow(ctx, C, 'L3Forwarding', 190, { ip: true, ...matchMarks(FromPodRegMark) }, [
-      gotoTable(ctx, 'EgressMark'),
-    ]),
-    tableFlow(ctx, C, 'L3Forwarding', 190, { ip: true, ...matchMarks(FromTunnelRegMark) }, [
-      gotoTable(ctx, 'EgressMark'),
-    ]),
+    // Replies stay on their connection's path: a Pod of an Egress answering a client that came in
+    // through the gateway (a NodePort, a routed Pod IP) must not leave through the Egress IP.
+    tableFlow(
+      ctx,
+      C,
+      'L3Forwarding',
+      190,
+      { ct_state: '-rpl+trk', ip: true, ...matchMarks(FromPodRegMark) },
+      [gotoTable(ctx, 'EgressMark')],
+    ),
+    tableFlow(
+      ctx,
+      C,
+      'L3Forwarding',
+      190,
+      { ct_state: '-rpl+trk', ip: true, ...matchMarks(FromTunnelRegMark) },
+      [gotoTable(ctx, 'EgressMark')],
+    ),
   ];
 }
 
