@@ -164,4 +164,37 @@ describe('AggregationProcess', () => {
     t.expire();
     expect(t.agg.stats().flows).toBe(0);
   });
+
+  it('between deadlines still exports a new flow or one just correlated at the next round', () => {
+    const t = setup();
+    const intra = (sport: number) =>
+      agentRecord({
+        ...tuple,
+        sport,
+        end: 105,
+        flowType: FlowType.IntraNode,
+        srcPod: client,
+        dstPod: client,
+      });
+    t.agg.add(intra(1));
+    expect(t.expire()).toHaveLength(1);
+    t.advance(1000);
+    expect(t.expire()).toEqual([]); // nothing due: the round does nothing
+    t.agg.add(intra(2));
+    expect(t.expire()).toMatchObject([{ sourceTransportPort: 2 }]);
+    t.agg.add(src({ sport: 3 }));
+    t.advance(1000);
+    expect(t.expire()).toEqual([]);
+    t.agg.add(dst({ sport: 3 }));
+    expect(t.expire()).toMatchObject([
+      { sourceTransportPort: 3, sourcePodName: 'client', destinationPodName: 'server' },
+    ]);
+    // The first flow's active timeout still comes round (no news: nothing to export, it stays).
+    t.advance(3000);
+    expect(t.expire()).toEqual([]);
+    expect(t.agg.stats().flows).toBe(3);
+    t.advance(9000);
+    t.expire();
+    expect(t.agg.stats().flows).toBe(0);
+  });
 });

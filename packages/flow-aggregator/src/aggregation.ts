@@ -121,6 +121,11 @@ export class AggregationProcess {
   private readonly flows = new Map<string, AggregatedFlow>();
   private readonly now: () => number;
   private readonly log: Logger;
+  /**
+   * No flow is due before this time: expire() skips its scan until then. It may be earlier than
+   * the real next deadline (add() only lowers it), never later.
+   */
+  private nextDueAt = Number.POSITIVE_INFINITY;
   private recordsIn = 0;
   private correlated = 0;
   private uncorrelatedDropped = 0;
@@ -147,7 +152,9 @@ export class AggregationProcess {
     const corr = needsCorrelation(record);
     const flow = this.flows.get(key);
     if (!flow) {
-      this.flows.set(key, this.newFlow(record, corr, now));
+      const created = this.newFlow(record, corr, now);
+      this.flows.set(key, created);
+      this.nextDueAt = Math.min(this.nextDueAt, created.activeAt, created.inactiveAt);
       return;
     }
     const wasReady = flow.ready;
@@ -164,7 +171,10 @@ export class AggregationProcess {
     }
     flow.updated = true;
     // A record that has just become whole goes out at the next expiry round.
-    if (!wasReady && flow.ready) flow.activeAt = now;
+    if (!wasReady && flow.ready) {
+      flow.activeAt = now;
+      this.nextDueAt = Math.min(this.nextDueAt, now);
+    }
     flow.inactiveAt = now + this.o.inactiveTimeoutMs;
   }
 
@@ -174,8 +184,14 @@ export class AggregationProcess {
    */
   expire(emit: (record: FlowValues) => void): void {
     const now = this.now();
+    // Between deadlines there is nothing to do: no scan of every flow each round.
+    if (now < this.nextDueAt) return;
+    let next = Number.POSITIVE_INFINITY;
     for (const [key, flow] of this.flows) {
-      if (flow.activeAt > now && flow.inactiveAt > now) continue;
+      if (flow.activeAt > now && flow.inactiveAt > now) {
+        next = Math.min(next, flow.activeAt, flow.inactiveAt);
+        continue;
+      }
       if (!flow.ready) {
         flow.retries++;
         if (flow.retries > MAX_CORRELATION_RETRIES) {
@@ -185,6 +201,7 @@ export class AggregationProcess {
         } else {
           flow.activeAt = now + this.o.activeTimeoutMs;
           flow.inactiveAt = now + this.o.inactiveTimeoutMs;
+          next = Math.min(next, flow.activeAt, flow.inactiveAt);
         }
         continue;
       }
@@ -194,9 +211,14 @@ export class AggregationProcess {
         resetDeltas(flow);
         flow.updated = false;
       }
-      if (flow.inactiveAt <= now) this.flows.delete(key);
-      else if (flow.activeAt <= now) flow.activeAt = now + this.o.activeTimeoutMs;
+      if (flow.inactiveAt <= now) {
+        this.flows.delete(key);
+        continue;
+      }
+      if (flow.activeAt <= now) flow.activeAt = now + this.o.activeTimeoutMs;
+      next = Math.min(next, flow.activeAt, flow.inactiveAt);
     }
+    this.nextDueAt = next;
   }
 
   private newFlow(record: FlowValues, corr: boolean, now: number): AggregatedFlow {
