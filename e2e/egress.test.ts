@@ -6,7 +6,8 @@
 // tunnel, from the other Node's; an unselected Pod still arrives as its Node IP (masquerade);
 // deleting the Egress restores the Node IP; the Egress Node turning NotReady, or reaching its
 // max-egress-ips, moves the IP; egress.exceptCIDRs bypass it; an agent restarted with the gate off
-// leaves no Egress IP, chain or flow behind.
+// leaves no Egress IP, chain or flow behind; a selected Pod answering a client from outside replies on
+// the path the client came in (replies skip EgressMark).
 
 import { execFile, spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -175,6 +176,35 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     expect(await holds(node)).toBe(true);
     expect(await holds(node === NODE1 ? NODE2 : NODE1)).toBe(false);
   }, 180_000);
+
+  it('a selected Pod answers a client from outside on the path the client came in, not through the Egress IP', async () => {
+    const { node } = await assigned();
+    const other = node === NODE1 ? NODE2 : NODE1;
+    // A server Pod of the Egress on the Node without the IP, reached by its Pod IP routed through
+    // that Node from the root namespace: its replies must go back through its own Node's gateway.
+    const pod = await lab.createPod({
+      namespace: NS,
+      name: 'server',
+      node: other,
+      labels: { app: 'client' },
+      ports: [{ port: 8081, protocol: 'TCP' }],
+    });
+    const podIp = pod.ips[0] as string;
+    await run(['ip', 'route', 'replace', `${podIp}/32`, 'via', nodeIp(other)]);
+    try {
+      const answer = await exec(process.execPath, [
+        '-e',
+        `const s = require('net').connect({ host: '${podIp}', port: 8081 }); let o = '';
+         const t = setTimeout(() => { console.log('timeout'); process.exit(0); }, 5000);
+         s.on('data', (d) => { o += d; }); s.on('end', () => { clearTimeout(t); console.log(o.trim()); });
+         s.on('error', (e) => { clearTimeout(t); console.log(e.code); });`,
+      ]);
+      expect(answer.stdout.trim()).toBe(`${NS}/server`);
+    } finally {
+      await run(['ip', 'route', 'del', `${podIp}/32`]).catch(() => undefined);
+      await lab.deletePod(NS, 'server');
+    }
+  }, 120_000);
 
   it('traffic to a Node IP does not go through the Egress Node', async () => {
     const { node } = await assigned();
