@@ -15,8 +15,20 @@ export const DEFAULT_VALUES = {
   noSNAT: false,
   // Egress is on by default, as in Antrea (its `egress` keys below apply then).
   featureGates: { AntreaPolicy: true, Egress: true },
-  // AntreaProxy: ClusterIPs load-balanced in OVS for Pod traffic (proxyAll is not supported).
-  antreaProxy: { enable: true, skipServices: [], serviceProxyName: '' },
+  // AntreaProxy: Services load-balanced in OVS for Pod traffic; proxyAll makes it the kube-proxy
+  // replacement (NodePorts, the Node's own Service traffic), which then needs kubeAPIServerOverride.
+  antreaProxy: {
+    enable: true,
+    proxyAll: false,
+    skipServices: [],
+    serviceProxyName: '',
+    proxyLoadBalancerIPs: true,
+    nodePortAddresses: [],
+  },
+  // The kube-apiserver the agents use instead of the in-cluster ClusterIP (host, host:port or URL).
+  kubeAPIServerOverride: '',
+  // The cluster's Service CIDR, routed to antrea-gw0 with proxyAll (empty: a route per ClusterIP).
+  serviceCIDR: '',
   // NodePortLocal: Node ports DNATed to Pods of annotated Services (off by default, as in Antrea).
   nodePortLocal: { enable: false, portRange: '61000-62000' },
   // Egress: destinations that bypass Egress SNAT, and the pool IPs one Node holds at most.
@@ -155,9 +167,22 @@ function agentConf(r) {
     `trafficEncapMode: ${r.scalar('trafficEncapMode')}`,
     `tunnelType: ${r.scalar('tunnelType')}`,
     `noSNAT: ${r.scalar('noSNAT')}`,
+    r.text(
+      'kubeAPIServerOverride: {{ toJson .Values.kubeAPIServerOverride }}',
+      `kubeAPIServerOverride: ${JSON.stringify(DEFAULT_VALUES.kubeAPIServerOverride)}`,
+    ),
+    r.text(
+      'serviceCIDR: {{ toJson .Values.serviceCIDR }}',
+      `serviceCIDR: ${JSON.stringify(DEFAULT_VALUES.serviceCIDR)}`,
+    ),
     'antreaProxy:',
     `  enable: ${r.scalar('antreaProxy.enable')}`,
-    '  proxyAll: false',
+    `  proxyAll: ${r.scalar('antreaProxy.proxyAll')}`,
+    `  proxyLoadBalancerIPs: ${r.scalar('antreaProxy.proxyLoadBalancerIPs')}`,
+    r.text(
+      '  nodePortAddresses: {{ toJson .Values.antreaProxy.nodePortAddresses }}',
+      `  nodePortAddresses: ${JSON.stringify(DEFAULT_VALUES.antreaProxy.nodePortAddresses)}`,
+    ),
     r.text(
       '  skipServices: {{ toJson .Values.antreaProxy.skipServices }}',
       `  skipServices: ${JSON.stringify(DEFAULT_VALUES.antreaProxy.skipServices)}`,

@@ -19,6 +19,7 @@ import {
   netnsPathExists,
   OfConnection,
   ofprotoTracer,
+  overrideServer,
   ovsConntrackDump,
   ShellCommandRunner,
   vswitchdAppctl,
@@ -46,6 +47,7 @@ async function main(): Promise<number> {
   const kubeConfig = new KubeConfig();
   if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
   else kubeConfig.loadFromDefault();
+  if (options.kubeAPIServerOverride) overrideServer(kubeConfig, options.kubeAPIServerOverride);
 
   const controller = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => controller.abort());

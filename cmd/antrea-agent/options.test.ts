@@ -114,3 +114,29 @@ describe('antrea-agent options: Egress', () => {
     }
   });
 });
+
+describe('antrea-agent options: kubeAPIServerOverride', () => {
+  it('is unset by default', () => {
+    expect(withConf('ovsBridge: br-int\n').kubeAPIServerOverride).toBeUndefined();
+    expect(withConf('kubeAPIServerOverride: ""\n').kubeAPIServerOverride).toBeUndefined();
+  });
+
+  it('takes a host, a host:port or a URL, https when no scheme is given (as client-go)', () => {
+    expect(withConf('kubeAPIServerOverride: 192.0.2.10\n').kubeAPIServerOverride).toBe('https://192.0.2.10');
+    expect(withConf('kubeAPIServerOverride: "api.example:6443"\n').kubeAPIServerOverride).toBe(
+      'https://api.example:6443',
+    );
+    expect(withConf('kubeAPIServerOverride: "https://[2001:db8::1]:6443/"\n').kubeAPIServerOverride).toBe(
+      'https://[2001:db8::1]:6443',
+    );
+  });
+
+  it('refuses what is not an address', () => {
+    expect(() => withConf('kubeAPIServerOverride: "ftp://x"\n')).toThrow(
+      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
+    );
+    expect(() => withConf('kubeAPIServerOverride: "a b"\n')).toThrow(
+      expect.objectContaining({ code: 'AGENT_CONFIG_INVALID' }),
+    );
+  });
+});

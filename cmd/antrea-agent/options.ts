@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
   type AgentConfig,
+  agentError,
   DEFAULT_CONFIG,
   type FlowExporterFileSection,
   flowExporterConfig,
@@ -13,6 +14,12 @@ export interface AgentOptions {
   readonly agent: AgentConfig;
   /** kubeconfig file; undefined means in-cluster (service account) or the default loading rules. */
   readonly kubeconfig: string | undefined;
+  /**
+   * Antrea's `kubeAPIServerOverride` as a URL: the kube-apiserver to use instead of the one the
+   * kubeconfig (or the in-cluster ClusterIP) names. With proxyAll and no kube-proxy nothing serves
+   * that ClusterIP before the agent itself does, so the agent needs a direct address.
+   */
+  readonly kubeAPIServerOverride: string | undefined;
   /** Directory of ovsdb-server's db.sock and the bridges' .mgmt sockets. */
   readonly ovsRunDir: string;
   /** Directory of np.log, the audit log of rules with enableLogging. */
@@ -51,6 +58,7 @@ interface AgentConfFile {
     nodePortAddresses?: string[] | null;
   };
   serviceCIDR?: string;
+  kubeAPIServerOverride?: string;
   dnsServerOverride?: string;
   fqdnCacheMinTTL?: number;
   featureGates?: Record<string, boolean>;
@@ -63,6 +71,24 @@ function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('want an integer 0-65535');
   return n;
+}
+
+/**
+ * `kubeAPIServerOverride` as Antrea (client-go) reads it: a host, a host:port or a URL; without a
+ * scheme it is https.
+ */
+export function apiServerUrl(value: string): string {
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error(parsed.protocol);
+  } catch {
+    throw agentError(
+      'AGENT_CONFIG_INVALID',
+      `kubeAPIServerOverride ${JSON.stringify(value)}: want a host, host:port or an http(s) URL`,
+    );
+  }
+  return url.replace(/\/+$/, '');
 }
 
 const ENCAP: Record<string, AgentConfig['trafficEncapMode']> = {
@@ -195,6 +221,7 @@ export function loadOptions(
   return Object.freeze({
     agent,
     kubeconfig: o.kubeconfig,
+    kubeAPIServerOverride: file.kubeAPIServerOverride ? apiServerUrl(file.kubeAPIServerOverride) : undefined,
     ovsRunDir: o.ovsRunDir,
     policyAuditLogDir: o.policyAuditLogDir,
     logLevel: o.logLevel,

@@ -30,6 +30,7 @@ export * from './flowexporter/config.js';
 export * from './flowexporter/flow-exporter.js';
 export * from './flowexporter/flow-record.js';
 export * from './flowexporter/flow-type.js';
+export * from './k8s/api-server-override.js';
 export * from './k8s/cluster-lookup.js';
 export * from './k8s/node-source.js';
 export * from './metrics/conntrack-metrics.js';
