@@ -13,8 +13,8 @@ export const DEFAULT_VALUES = {
   trafficEncapMode: 'encap',
   tunnelType: 'geneve',
   noSNAT: false,
-  // Egress is on by default, as in Antrea (its `egress` keys below apply then).
-  featureGates: { AntreaPolicy: true, Egress: true },
+  // Egress is on by default, as in Antrea (its `egress` keys below apply then); FlowExporter off.
+  featureGates: { AntreaPolicy: true, Egress: true, FlowExporter: false },
   // AntreaProxy: Services load-balanced in OVS for Pod traffic; proxyAll makes it the kube-proxy
   // replacement (NodePorts, the Node's own Service traffic), which then needs kubeAPIServerOverride.
   antreaProxy: {
@@ -33,6 +33,17 @@ export const DEFAULT_VALUES = {
   nodePortLocal: { enable: false, portRange: '61000-62000' },
   // Egress: destinations that bypass Egress SNAT, and the pool IPs one Node holds at most.
   egress: { exceptCIDRs: [], maxEgressIPsPerNode: 255 },
+  // Flow Exporter (with featureGates.FlowExporter): local Pods' connections as IPFIX to the Flow
+  // Aggregator Service of build/yamls/flow-aggregator.yml. Transport tcp or udp only: Antrea's tls and
+  // grpc are not implemented here.
+  flowExporter: {
+    enable: false,
+    flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:tcp',
+    flowPollInterval: '5s',
+    activeFlowExportTimeout: '5s',
+    idleFlowExportTimeout: '15s',
+    protocolFilter: [],
+  },
   nodeIPAM: { enable: false, clusterCIDRs: ['10.244.0.0/16'] },
   logLevel: 'info',
   cni: { confDir: '/etc/cni/net.d', binDir: '/opt/cni/bin' },
@@ -151,6 +162,19 @@ export const ANTCTL_RULES = [
  * @property {(helm: string, rendered: string) => string} text  literal text per mode
  */
 
+/**
+ * One conf line whose value is JSON (valid YAML): a Helm `toJson` in the chart, the default in the
+ * plain manifest.
+ * @param {Renderer} r @param {object} values the defaults of the chart @param {string} path
+ * @param {string} prefix the text before the value (indentation and key)
+ */
+function jsonLine(r, values, path, prefix) {
+  /** @type {any} */
+  let v = values;
+  for (const k of path.split('.')) v = v[k];
+  return r.text(`${prefix}{{ toJson .Values.${path} }}`, `${prefix}${JSON.stringify(v)}`);
+}
+
 /** @param {Renderer} r */
 function agentConf(r) {
   return [
@@ -203,6 +227,17 @@ function agentConf(r) {
       `  exceptCIDRs: ${JSON.stringify(DEFAULT_VALUES.egress.exceptCIDRs)}`,
     ),
     `  maxEgressIPsPerNode: ${r.scalar('egress.maxEgressIPsPerNode')}`,
+    '# flowExporter: needs featureGates.FlowExporter too. flowCollectorAddr is <HOST>:[<PORT>][:<PROTO>],',
+    '# HOST may be <namespace>/<Service>; PROTO tcp or udp (tls and grpc are not implemented here).',
+    'flowExporter:',
+    `  enable: ${r.scalar('flowExporter.enable')}`,
+    ...[
+      'flowCollectorAddr',
+      'flowPollInterval',
+      'activeFlowExportTimeout',
+      'idleFlowExportTimeout',
+      'protocolFilter',
+    ].map((k) => jsonLine(r, DEFAULT_VALUES, `flowExporter.${k}`, `  ${k}: `)),
     '# disableTXChecksumOffload: TX checksum offload off on Pod interfaces (default: on for netdev).',
     'apiPort: 10350',
     '',
@@ -245,11 +280,11 @@ const CNI_CONFLIST = `${JSON.stringify(
   2,
 )}\n`;
 
-/** @param {string} name */
-const sa = (name) => ({
+/** @param {string} name @param {string} [namespace] @param {Record<string, string>} [labels] */
+const sa = (name, namespace = NS, labels = { app: 'antrea' }) => ({
   apiVersion: 'v1',
   kind: 'ServiceAccount',
-  metadata: { name, namespace: NS, labels: { app: 'antrea' } },
+  metadata: { name, namespace, labels },
 });
 /** @param {string} name @param {unknown[]} rules */
 const clusterRole = (name, rules) => ({
@@ -602,5 +637,173 @@ export function objects(r) {
     ...webhookConfigurations(),
     controllerDeployment(r),
     agentDaemonSet(r),
+  ];
+}
+
+/**
+ * The Flow Aggregator's chart values (build/yamls/flow-aggregator.yml, build/charts/flow-aggregator):
+ * flow-aggregator.conf's keys as Antrea names them, with the defaults of
+ * packages/flow-aggregator/src/config.ts. Not here: Antrea's tls transport, ClickHouse, S3 and Proxy
+ * mode, which this implementation refuses.
+ */
+export const FLOW_AGGREGATOR_VALUES = {
+  image: DEFAULT_VALUES.image,
+  activeFlowRecordTimeout: '60s',
+  inactiveFlowRecordTimeout: '90s',
+  // tcp or udp (or none); Antrea's default tls is not implemented. The Service serves both.
+  aggregatorTransportProtocol: 'tcp',
+  recordContents: { podLabels: false },
+  apiServer: { apiPort: 10348 },
+  flowCollector: {
+    enable: false,
+    address: '',
+    recordFormat: 'IPFIX',
+    templateRefreshTimeout: '600s',
+    maxIPFIXMsgSize: 0,
+  },
+  flowLogger: {
+    enable: false,
+    path: '/tmp/antrea-flows.log',
+    maxSize: 100,
+    maxBackups: 3,
+    compress: true,
+    prettyPrint: true,
+    filters: [],
+  },
+  logLevel: 'info',
+  resources: { requests: { cpu: '200m', memory: '256Mi' } },
+};
+
+const FA_NS = 'flow-aggregator';
+const FA_LABELS = { app: 'flow-aggregator' };
+
+/** @param {Renderer} r */
+function flowAggregatorConf(r) {
+  const v = FLOW_AGGREGATOR_VALUES;
+  const json = (/** @type {string} */ path, /** @type {string} */ prefix) => jsonLine(r, v, path, prefix);
+  return [
+    '# flow-aggregator.conf (keys as in Antrea). Aggregate mode only.',
+    'mode: Aggregate',
+    json('activeFlowRecordTimeout', 'activeFlowRecordTimeout: '),
+    json('inactiveFlowRecordTimeout', 'inactiveFlowRecordTimeout: '),
+    '# tcp, udp or none: the agents must use the same in flowExporter.flowCollectorAddr (no tls here).',
+    json('aggregatorTransportProtocol', 'aggregatorTransportProtocol: '),
+    'recordContents:',
+    `  podLabels: ${r.scalar('recordContents.podLabels')}`,
+    '# /livez, /readyz and /stats, plain HTTP.',
+    'apiServer:',
+    `  apiPort: ${r.scalar('apiServer.apiPort')}`,
+    '# An IPFIX collector: address <IP>:<port>[:tcp|udp]; recordFormat IPFIX only.',
+    'flowCollector:',
+    `  enable: ${r.scalar('flowCollector.enable')}`,
+    json('flowCollector.address', '  address: '),
+    json('flowCollector.recordFormat', '  recordFormat: '),
+    json('flowCollector.templateRefreshTimeout', '  templateRefreshTimeout: '),
+    `  maxIPFIXMsgSize: ${r.scalar('flowCollector.maxIPFIXMsgSize')}`,
+    "# Antrea's flow log (CSV lines), rotated past maxSize MB.",
+    'flowLogger:',
+    `  enable: ${r.scalar('flowLogger.enable')}`,
+    json('flowLogger.path', '  path: '),
+    `  maxSize: ${r.scalar('flowLogger.maxSize')}`,
+    `  maxBackups: ${r.scalar('flowLogger.maxBackups')}`,
+    `  compress: ${r.scalar('flowLogger.compress')}`,
+    `  prettyPrint: ${r.scalar('flowLogger.prettyPrint')}`,
+    json('flowLogger.filters', '  filters: '),
+    '',
+  ].join('\n');
+}
+
+/** @param {Renderer} r */
+function flowAggregatorDeployment(r) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'flow-aggregator', namespace: FA_NS, labels: FA_LABELS },
+    spec: {
+      // One replica: both Nodes' halves of a connection must reach the same process to be correlated.
+      replicas: 1,
+      selector: { matchLabels: FA_LABELS },
+      template: {
+        metadata: { labels: FA_LABELS },
+        spec: {
+          serviceAccountName: 'flow-aggregator',
+          nodeSelector: { 'kubernetes.io/os': 'linux' },
+          containers: [
+            {
+              name: 'flow-aggregator',
+              image: image(r),
+              imagePullPolicy: r.scalar('image.pullPolicy'),
+              command: ['flow-aggregator'],
+              args: [
+                '--config=/etc/flow-aggregator/flow-aggregator.conf',
+                `--log-level=${r.scalar('logLevel')}`,
+              ],
+              env: fieldEnv.slice(0, 2),
+              ports: [
+                { name: 'ipfix-tcp', containerPort: 4739, protocol: 'TCP' },
+                { name: 'ipfix-udp', containerPort: 4739, protocol: 'UDP' },
+                { name: 'api', containerPort: r.block('apiServer.apiPort'), protocol: 'TCP' },
+              ],
+              readinessProbe: { httpGet: { path: '/readyz', port: 'api' }, periodSeconds: 10 },
+              livenessProbe: {
+                httpGet: { path: '/livez', port: 'api' },
+                periodSeconds: 10,
+                failureThreshold: 5,
+              },
+              resources: r.block('resources'),
+              volumeMounts: [
+                { name: 'flow-aggregator-config', mountPath: '/etc/flow-aggregator', readOnly: true },
+              ],
+            },
+          ],
+          volumes: [{ name: 'flow-aggregator-config', configMap: { name: 'flow-aggregator-configmap' } }],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Every object of the Flow Aggregator's deployment, in apply order. Its ClusterRole is what its Pod
+ * informer needs (Pod labels and missing Pod names): Pods, cluster-wide, read only.
+ * @param {Renderer} r
+ */
+export function flowAggregatorObjects(r) {
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: FA_NS, labels: FA_LABELS } },
+    sa('flow-aggregator', FA_NS, FA_LABELS),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'flow-aggregator', labels: FA_LABELS },
+      rules: [rule([''], ['pods'], READ)],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'flow-aggregator', labels: FA_LABELS },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'flow-aggregator' },
+      subjects: [{ kind: 'ServiceAccount', name: 'flow-aggregator', namespace: FA_NS }],
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'flow-aggregator-configmap', namespace: FA_NS, labels: FA_LABELS },
+      data: { 'flow-aggregator.conf': flowAggregatorConf(r) },
+    },
+    {
+      // The agents' flowExporter.flowCollectorAddr default names it: flow-aggregator/flow-aggregator.
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'flow-aggregator', namespace: FA_NS, labels: FA_LABELS },
+      spec: {
+        selector: FA_LABELS,
+        ports: [
+          { name: 'ipfix-udp', port: 4739, protocol: 'UDP', targetPort: 'ipfix-udp' },
+          { name: 'ipfix-tcp', port: 4739, protocol: 'TCP', targetPort: 'ipfix-tcp' },
+        ],
+      },
+    },
+    flowAggregatorDeployment(r),
   ];
 }
