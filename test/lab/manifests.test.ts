@@ -2,10 +2,11 @@
 // kube-apiserver accepts every object of build/yamls/antrea.yml and build/yamls/flow-aggregator.yml
 // (server-side dry run validates each against its schema: Deployment, DaemonSet, RBAC, APIService,
 // ConfigMap, Service, Namespace, CRDs); the confs they carry parse with the components' own loaders.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { antreaCniConflist } from '@antrea-ts/apis';
@@ -242,6 +243,68 @@ describe('deployment artifacts', () => {
       'deployment.apps/flow-aggregator',
     ]) {
       expect(out).toContain(want);
+    }
+  });
+  it("start the Flow Aggregator with its Deployment's command line and conf: ready on the probe port, IPFIX on 4739", async () => {
+    type Container = {
+      command: string[];
+      args: string[];
+      ports: { name: string; containerPort: number; protocol: string }[];
+      readinessProbe: { httpGet: { path: string; port: string } };
+      volumeMounts: { mountPath: string }[];
+    };
+    const deployment = manifestObjects('flow-aggregator.yml').find((o) => o.kind === 'Deployment');
+    const c = (deployment!['spec'] as { template: { spec: { containers: Container[] } } }).template.spec
+      .containers[0]!;
+    // The image's entry script names the program; here it is the same file under the repository.
+    const script = readFileSync(`${ROOT}build/images/scripts/${c.command[0]}`, 'utf8');
+    const program = /exec node \/app\/(\S+) "\$@"/.exec(script)?.[1];
+    expect(program).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'ats-manifests-'));
+    writeFileSync(
+      join(dir, 'flow-aggregator.conf'),
+      confText('flow-aggregator.yml', 'flow-aggregator-configmap', 'flow-aggregator.conf'),
+    );
+    const args = c.args.map((a) => a.replace(c.volumeMounts[0]!.mountPath, dir));
+    // Its own network namespace (gone with the process): the fixed ports cannot meet anyone else's.
+    const child = spawn(
+      'unshare',
+      [
+        '-n',
+        '--',
+        'sh',
+        '-c',
+        'ip link set lo up && exec "$0" "$@"',
+        process.execPath,
+        join(ROOT, program!),
+        ...args,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const inNs = (...cmd: string[]) => exec('nsenter', ['-t', String(child.pid), '-n', ...cmd]);
+    try {
+      const probe = c.readinessProbe.httpGet;
+      const port = c.ports.find((p) => p.name === probe.port)!.containerPort;
+      let ready = false;
+      for (let i = 0; i < 120 && !ready && child.exitCode === null; i++) {
+        ready = await inNs('curl', '-sf', `http://127.0.0.1:${port}${probe.path}`).then(
+          () => true,
+          () => false,
+        );
+        if (!ready) await sleep(250);
+      }
+      expect(ready, stderr).toBe(true);
+      const { stdout } = await inNs('ss', '-Hltn', `sport = :${IPFIX_COLLECTOR_PORT}`);
+      expect(stdout).toContain('LISTEN');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
