@@ -1,5 +1,6 @@
-// One list-watch informer construction for crd.antrea.io resources, used by the controller (policy
-// CRDs, Traceflows) and the agent (Traceflows). It lives here because both depend on this package
+// One list-watch informer construction for custom resources (crd.antrea.io, and the
+// policy.networking.k8s.io admin policies), used by the controller (policy CRDs, Traceflows) and the
+// agent (Traceflows). It lives here because both depend on this package
 // and neither may depend on the other. Building an informer does no I/O: the API is contacted only
 // once the caller starts it.
 import {
@@ -11,15 +12,14 @@ import {
   makeInformer,
   type ObjectCache,
 } from '@kubernetes/client-node';
-import type { CrdKindInfo } from './kinds.js';
 
 /** client-node's informer with its object cache. */
 export type CrdInformer<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
-/** A list-watch informer on every object of one crd.antrea.io resource, across namespaces. */
+/** A list-watch informer on every object of one custom resource, across namespaces. */
 export function crdInformer<T extends KubernetesObject>(
   kc: KubeConfig,
-  kind: Pick<CrdKindInfo, 'group' | 'version' | 'plural'>,
+  kind: { readonly group: string; readonly version: string; readonly plural: string },
 ): CrdInformer<T> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const { group, version, plural } = kind;
