@@ -6,6 +6,7 @@ import {
   type CustomResourceDefinition,
   crdResourcePath,
   DEFAULT_BUNDLE_EXPIRATION_MINUTES,
+  POLICY_API_KINDS,
 } from '@antrea-ts/apis';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,9 +111,12 @@ afterAll(async () => {
 });
 
 describe('CRD installation', () => {
-  it('installs one CRD per CRD_KINDS entry, schemas stored unchanged', async () => {
+  it('installs one CRD per CRD_KINDS and POLICY_API_KINDS entry, schemas stored unchanged', async () => {
     const files = crdFiles();
-    expect(files.map((c) => c.spec.names.kind).sort()).toEqual(Object.keys(CRD_KINDS).sort());
+    // build/crds also holds the two policy.networking.k8s.io kinds (AdminNetworkPolicy, BANP).
+    expect(files.map((c) => c.spec.names.kind).sort()).toEqual(
+      [...Object.keys(CRD_KINDS), ...Object.keys(POLICY_API_KINDS)].sort(),
+    );
     for (const crd of files) {
       const stored = (await rest.call('GET', `${CRD_API}/${crd.metadata.name}`)).body;
       expect(stored.spec.versions[0].schema).toEqual(crd.spec.versions[0]?.schema);
