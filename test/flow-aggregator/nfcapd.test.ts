@@ -2,8 +2,6 @@
 // connections (and intra-Node ones) go in over TCP, the aggregated records go out over UDP to
 // nfdump's nfcapd, which must see one flow per connection, in sequence, with the 5-tuple and the
 // aggregated delta counters; it skips the enterprise fields (Pods, Nodes, the per-Node counters).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   agentRecord,
   FlowAggregator,
@@ -11,10 +9,11 @@ import {
   IpfixFlowExporter,
   templateValues,
 } from '@antrea-ts/flow-aggregator';
-import { freePort, ManagedProcess, makeTempDir, run, type TempDir, waitFor } from '@antrea-ts/harness';
+import { waitFor } from '@antrea-ts/harness';
 import { ANTREA_AGENT_IPV4_TEMPLATE, IpfixExporter } from '@antrea-ts/ipfix';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Nfcapd, startNfcapd } from '../framework/nfcapd.js';
 
 const logger = pino({ level: 'silent' });
 const AGENT_TEMPLATE = ANTREA_AGENT_IPV4_TEMPLATE;
@@ -22,30 +21,14 @@ const INTER = 20;
 const INTRA = 5;
 
 describe('aggregated records read by nfcapd', () => {
-  let dir: TempDir;
-  let nfcapd: ManagedProcess;
-  let nfcapdPort: number;
+  let nfcapd: Nfcapd;
 
   beforeAll(async () => {
-    dir = makeTempDir('fa-nfcapd');
-    nfcapdPort = await freePort();
-    const logFile = join(dir.path, 'nfcapd.log');
-    nfcapd = new ManagedProcess({
-      name: 'nfcapd',
-      argv: ['nfcapd', '-b', '127.0.0.1', '-p', String(nfcapdPort), '-w', dir.path, '-t', '3600', '-E'],
-      logFile,
-    });
-    await waitFor(
-      'nfcapd bound',
-      async () => readFileSync(logFile, 'utf8').includes('Bound to') || undefined,
-      10_000,
-      50,
-    );
+    nfcapd = await startNfcapd('fa-nfcapd');
   });
 
   afterAll(async () => {
-    await nfcapd?.stop();
-    dir?.remove();
+    await nfcapd?.remove();
   });
 
   it('gets one flow per connection, both halves of an inter-Node one merged', async () => {
@@ -60,7 +43,7 @@ describe('aggregated records read by nfcapd', () => {
       exporters: [
         new IpfixFlowExporter({
           host: '127.0.0.1',
-          port: nfcapdPort,
+          port: nfcapd.port,
           transport: 'udp',
           observationDomainId: 99,
           templateRefreshMs: 600_000,
@@ -127,27 +110,10 @@ describe('aggregated records read by nfcapd', () => {
     } finally {
       await fa.stop();
     }
-    await new Promise((r) => setTimeout(r, 500));
-    await nfcapd.stop();
-    const log = readFileSync(join(dir.path, 'nfcapd.log'), 'utf8');
+    const { log, rows: flows } = await nfcapd.finish('%sa|%da|%sp|%dp|%pr|%ipkt|%ibyt');
     expect(log).toMatch(new RegExp(`Flows: ${INTER + INTRA},`));
     expect(log).toMatch(/Sequence Errors: 0, Bad Packets: 0/);
-    const file = readdirSync(dir.path).find((f) => /^nfcapd\.\d+$/.test(f));
-    const out = await run([
-      'nfdump',
-      '-r',
-      join(dir.path, file!),
-      '-q',
-      '-o',
-      'fmt:%sa|%da|%sp|%dp|%pr|%ipkt|%ibyt',
-    ]);
-    const rows = new Map(
-      out
-        .trim()
-        .split('\n')
-        .map((l) => l.split('|').map((c) => c.trim()))
-        .map((r) => [Number(r[2]), r]),
-    );
+    const rows = new Map(flows.map((r) => [Number(r[2]), r]));
     expect(rows.size).toBe(INTER + INTRA);
     for (let i = 0; i < INTER + INTRA; i++) {
       expect(rows.get(41_000 + i)).toEqual([

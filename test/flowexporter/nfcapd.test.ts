@@ -2,13 +2,11 @@
 // standard fields of our template (addresses, ports, protocol, the delta counters and their RFC 5103
 // reverse forms, flowEndReason) and skips the Antrea enterprise fields, including variable-length
 // ones. Needs nfdump (Debian package `nfdump`).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { IPV4_TEMPLATE, ipv4RecordValues } from '@antrea-ts/agent';
-import { freePort, ManagedProcess, makeTempDir, run, type TempDir, waitFor } from '@antrea-ts/harness';
 import { IpfixExporter } from '@antrea-ts/ipfix';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Nfcapd, startNfcapd } from '../framework/nfcapd.js';
 
 const logger = pino({ level: 'silent' });
 type ExpiredFlow = Parameters<typeof ipv4RecordValues>[0];
@@ -59,35 +57,20 @@ const flow = (i: number, podName: string): ExpiredFlow => {
 };
 
 describe('our IPFIX records read by nfcapd', () => {
-  let dir: TempDir;
-  let nfcapd: ManagedProcess;
-  let port: number;
+  let nfcapd: Nfcapd;
 
   beforeAll(async () => {
-    dir = makeTempDir('nfcapd');
-    port = await freePort();
-    nfcapd = new ManagedProcess({
-      name: 'nfcapd',
-      argv: ['nfcapd', '-b', '127.0.0.1', '-p', String(port), '-w', dir.path, '-t', '3600', '-E'],
-      logFile: join(dir.path, 'nfcapd.log'),
-    });
-    await waitFor(
-      'nfcapd bound',
-      async () => readFileSync(join(dir.path, 'nfcapd.log'), 'utf8').includes('Bound to') || undefined,
-      10_000,
-      50,
-    );
+    nfcapd = await startNfcapd('nfcapd');
   });
 
   afterAll(async () => {
-    await nfcapd?.stop();
-    dir?.remove();
+    await nfcapd?.remove();
   });
 
   it('decodes addresses, ports, protocol, counters and end reason of every record, in sequence', async () => {
     const exporter = new IpfixExporter({
       host: '127.0.0.1',
-      port,
+      port: nfcapd.port,
       transport: 'udp',
       domainId: 4242,
       templates: [IPV4_TEMPLATE],
@@ -100,26 +83,10 @@ describe('our IPFIX records read by nfcapd', () => {
     );
     await exporter.send(IPV4_TEMPLATE, records);
     exporter.close();
-    // nfcapd writes its file when it stops; give the datagrams a moment to arrive first.
-    await new Promise((r) => setTimeout(r, 500));
-    await nfcapd.stop();
-    const log = readFileSync(join(dir.path, 'nfcapd.log'), 'utf8');
+    // nfcapd writes its file when it stops.
+    const { log, rows } = await nfcapd.finish('%sa|%da|%sp|%dp|%pr|%ipkt|%ibyt|%opkt|%obyt');
     expect(log).toMatch(/Flows: 40,/);
     expect(log).toMatch(/Sequence Errors: 0, Bad Packets: 0/);
-    const file = readdirSync(dir.path).find((f) => /^nfcapd\.\d+$/.test(f));
-    expect(file).toBeDefined();
-    const out = await run([
-      'nfdump',
-      '-r',
-      join(dir.path, file!),
-      '-q',
-      '-o',
-      'fmt:%sa|%da|%sp|%dp|%pr|%ipkt|%ibyt|%opkt|%obyt',
-    ]);
-    const rows = out
-      .trim()
-      .split('\n')
-      .map((l) => l.split('|').map((c) => c.trim()));
     expect(rows).toHaveLength(40);
     const byPort = new Map(rows.map((r) => [Number(r[2]), r]));
     for (let i = 0; i < 40; i++) {
