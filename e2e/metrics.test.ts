@@ -4,10 +4,9 @@
 // After Pod traffic, a Service and NetworkPolicies that allow, reject and (logged) drop, it checks
 // Antrea's prometheus_test metric lists and that the values it implies are non-zero are.
 import { execFile } from 'node:child_process';
-import { request } from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, poll, serviceAccountWithClusterRole } from '@antrea-ts/harness';
+import { cachedBinDir, poll, prometheusScrape, serviceAccountWithClusterRole } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,25 +100,6 @@ function total(samples: Map<string, number>, name: string): number {
 const families = (text: string): Set<string> =>
   new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
 
-function scrape(url: string, token: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, timeout: 15_000 },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error(`scrape of ${url} timed out`)));
-    req.end();
-  });
-}
-
 describe.skipIf(!isRoot)('Prometheus metrics on the lab', () => {
   let lab: Lab;
   let token: string;
@@ -127,7 +107,7 @@ describe.skipIf(!isRoot)('Prometheus metrics on the lab', () => {
   let controllerUrl: string;
 
   const agentMetrics = async (node: string) => {
-    const r = await scrape(`https://${nodeIp[node]}:10350/metrics`, token);
+    const r = await prometheusScrape(`https://${nodeIp[node]}:10350/metrics`, token);
     expect(r.status, `${node} /metrics`).toBe(200);
     return r.text;
   };
@@ -289,7 +269,7 @@ describe.skipIf(!isRoot)('Prometheus metrics on the lab', () => {
     );
     expect(after.get('antrea_agent_ovs_flow_ops_error_count{operation="add"}')).toBe(0);
 
-    const controller = await scrape(controllerUrl, token);
+    const controller = await prometheusScrape(controllerUrl, token);
     expect(controller.status).toBe(200);
     const present = families(controller.text);
     expect(CONTROLLER_METRICS.filter((m) => !present.has(m))).toEqual([]);

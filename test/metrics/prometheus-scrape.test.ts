@@ -2,7 +2,6 @@
 // insecure_skip_verify, the bearer token of a ServiceAccount bound to the `prometheus` ClusterRole)
 // against antrea-controller's API server and the agent's API, with a real kube-apiserver deciding
 // who may read /metrics (TokenReview + SubjectAccessReview).
-import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type AgentApiSource, AgentMetrics, agentApiCertificates, buildRestApi } from '@antrea-ts/agent';
 import {
@@ -13,7 +12,13 @@ import {
   SelfSignedCertManager,
 } from '@antrea-ts/apiserver';
 import { ControllerMetrics } from '@antrea-ts/controller';
-import { type KubeCluster, serviceAccountWithClusterRole, startKube, waitFor } from '@antrea-ts/harness';
+import {
+  type KubeCluster,
+  prometheusScrape,
+  serviceAccountWithClusterRole,
+  startKube,
+  waitFor,
+} from '@antrea-ts/harness';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -32,38 +37,8 @@ const PROMETHEUS_RULES = [
   { nonResourceURLs: ['/metrics'], verbs: ['get'] },
 ];
 
-interface Scrape {
-  status: number;
-  text: string;
-}
-
-/** GET /metrics as Prometheus does with `insecure_skip_verify: true` and a bearer token. */
-function scrape(port: number, token?: string): Promise<Scrape> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/metrics',
-        rejectUnauthorized: false,
-        agent: false,
-        headers: {
-          accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** GET /metrics of a local server as Prometheus does with the scrape job written for Antrea. */
+const scrape = (port: number, token?: string) => prometheusScrape(`https://127.0.0.1:${port}/metrics`, token);
 
 describe('Prometheus scrape config written for Antrea', () => {
   let kube: KubeCluster;

@@ -48,6 +48,7 @@ export { cachedBinDir } from './paths.js';
 export { type CertFiles, type CertRequest, TestPki } from './pki.js';
 export * from './pod-bed.js';
 export { freePort } from './ports.js';
+export { prometheusScrape } from './prometheus-scrape.js';
 export { serviceWithEndpoints } from './service-endpoints.js';
 export { type SshdInstance, type StartSshdOptions, startSshd, userExists } from './sshd.js';
 export { makeTempDir, TEMP_PREFIX, type TempDir } from './temp-dir.js';
