@@ -49,7 +49,17 @@ describe('antrea-agent binary in a netns Node', () => {
     await createNodeObject(kube, 'bin1', '10.60.1.0/24', node.nodeIp);
     dir = makeTempDir('agent-bin');
     const conf = join(dir.path, 'antrea-agent.conf');
-    writeFileSync(conf, 'ovsDatapathType: netdev\ntrafficEncapMode: encap\ntunnelType: vxlan\n');
+    // The kubeconfig names an address nobody answers (as the kubernetes ClusterIP on a Node without
+    // kube-proxy); the agent reaches kube-apiserver through Antrea's kubeAPIServerOverride only.
+    const kubeconfigText = readFileSync(kube.kubeconfigPath, 'utf8');
+    const server = /server: (\S+)/.exec(kubeconfigText)?.[1];
+    if (!server) throw new Error('no server in the harness kubeconfig');
+    const kubeconfig = join(dir.path, 'kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigText.replace(server, 'https://192.0.2.1:443'));
+    writeFileSync(
+      conf,
+      `ovsDatapathType: netdev\ntrafficEncapMode: encap\ntunnelType: vxlan\nkubeAPIServerOverride: ${server}\n`,
+    );
     agent = new ManagedProcess({
       name: 'antrea-agent',
       netns: node.netns.name,
@@ -58,7 +68,7 @@ describe('antrea-agent binary in a netns Node', () => {
         process.execPath,
         join(ROOT, 'dist/cmd/antrea-agent/main.js'),
         `--config=${conf}`,
-        `--kubeconfig=${kube.kubeconfigPath}`,
+        `--kubeconfig=${kubeconfig}`,
         '--node-name=bin1',
         `--ovs-run-dir=${node.ovs.runDir}`,
         `--cni-socket=${join(dir.path, 'cni.sock')}`,
@@ -113,7 +123,7 @@ describe('antrea-agent binary in a netns Node', () => {
     };
   }
 
-  it('reads its config file (VXLAN tunnel), wires a Pod, and serves its API on 10350', async () => {
+  it('reads its config file (VXLAN tunnel, kubeAPIServerOverride), wires a Pod, and serves its API on 10350', async () => {
     expect(await node.ovs.vsctl(['get', 'interface', 'antrea-tun0', 'type'])).toBe('vxlan\n');
     expect(readFileSync(join(dir.path, 'net.d', '10-antrea.conflist'), 'utf8')).toContain('"portmap"');
     pod = await createNetns(`ats-${uniqueTag()}-p1`);
