@@ -21,6 +21,8 @@ declare -A NEED=(
   [sshd]=openssh-server
   # a third-party IPFIX collector for the flow exporter's interop test (test/flowexporter/nfcapd.test.ts)
   [nfcapd]=nfdump
+  # PacketCapture (the agent captures on a Pod's host-side interface) and the TrafficControl tests
+  [tcpdump]=tcpdump
   [go]=golang-go
   # headless browser for the dashboard test (driven by playwright-core)
   [chromium]=chromium
