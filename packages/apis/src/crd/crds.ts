@@ -10,6 +10,7 @@ import {
   externalEntityCrd,
   externalIPPoolCrd,
   groupCrd,
+  packetCaptureCrd,
   supportBundleCollectionCrd,
   tierCrd,
   traceflowCrd,
@@ -28,6 +29,7 @@ const factories: Record<CrdKind, () => CustomResourceDefinition> = {
   AntreaAgentInfo: antreaAgentInfoCrd,
   Egress: egressCrd,
   ExternalIPPool: externalIPPoolCrd,
+  PacketCapture: packetCaptureCrd,
 };
 
 /** A fresh CRD manifest for one kind (callers may mutate it). */

@@ -8,6 +8,7 @@ export * from './kinds.js';
 export * from './meta.js';
 export * from './monitoring.js';
 export * from './network-policy.js';
+export * from './packet-capture.js';
 export * from './render.js';
 export * from './schemas/index.js';
 export * from './support-bundle-collection.js';

@@ -58,6 +58,7 @@ export const CRD_KINDS = Object.freeze({
   AntreaAgentInfo: kindInfo('AntreaAgentInfo', 'antreaagentinfos', 'v1beta1', false, ['aai']),
   Egress: kindInfo('Egress', 'egresses', 'v1beta1', false, ['eg']),
   ExternalIPPool: kindInfo('ExternalIPPool', 'externalippools', 'v1beta1', false, ['eip']),
+  PacketCapture: kindInfo('PacketCapture', 'packetcaptures', 'v1alpha1', false, ['pcap']),
 });
 
 export type CrdKind = keyof typeof CRD_KINDS;

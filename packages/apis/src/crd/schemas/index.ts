@@ -6,6 +6,7 @@ export { clusterGroupCrd, groupCrd } from './group.js';
 export { antreaAgentInfoCrd, antreaControllerInfoCrd } from './monitoring.js';
 export { antreaNetworkPolicyCrd, clusterNetworkPolicyCrd, LOG_LABEL_PATTERN } from './network-policy.js';
 export type { CrdVersion, CustomResourceDefinition, JSONSchemaProps, PrinterColumn } from './openapi.js';
+export { PACKET_CAPTURE_SFTP_URL_PATTERN, packetCaptureCrd } from './packet-capture.js';
 export { supportBundleCollectionCrd } from './support-bundle-collection.js';
 export { tierCrd } from './tier.js';
 export { traceflowCrd } from './traceflow.js';
