@@ -133,6 +133,7 @@ describe('antreaCrds', () => {
       'SupportBundleCollection',
       'Egress',
       'ExternalIPPool',
+      'PacketCapture',
     ]);
   });
 

@@ -17,6 +17,7 @@ describe('CRD_KINDS', () => {
       AntreaAgentInfo: 'crd.antrea.io/v1beta1',
       Egress: 'crd.antrea.io/v1beta1',
       ExternalIPPool: 'crd.antrea.io/v1beta1',
+      PacketCapture: 'crd.antrea.io/v1alpha1',
     });
   });
 
