@@ -192,6 +192,8 @@ describe('valid objects', () => {
     ['AntreaControllerInfo', ex.controllerInfo],
     ['ExternalIPPool', ex.externalIPPool],
     ['Egress', ex.egress],
+    ['TrafficControl (mirror over VXLAN)', ex.trafficControlMirror],
+    ['TrafficControl (redirect through OVS internal ports)', ex.trafficControlRedirect],
   ];
 
   it.each(valid)('%s is stored exactly as written', async (_name, obj) => {
@@ -582,6 +584,32 @@ const invalid: InvalidCase[] = [
     field: 'spec.ipRanges[0]',
     combinator: 'oneOf',
   },
+  setting('TrafficControl direction not in the enum', ex.trafficControlMirror, 'spec.direction', 'Out'),
+  removing('TrafficControl without targetPort', ex.trafficControlMirror, 'spec.targetPort'),
+  {
+    name: 'TrafficControl targetPort of two kinds',
+    base: ex.trafficControlMirror,
+    mutate: (o) => {
+      o.spec.targetPort.device = { name: 'eth1' };
+    },
+    field: 'spec.targetPort',
+    combinator: 'oneOf',
+  },
+  {
+    name: 'TrafficControl ERSPAN as returnPort',
+    base: ex.trafficControlRedirect,
+    mutate: (o) => {
+      o.spec.returnPort = { erspan: { remoteIP: '10.0.10.2', version: 1 } };
+    },
+    field: 'spec.returnPort',
+    combinator: 'oneOf',
+  },
+  setting(
+    'TrafficControl VNI above 24 bits',
+    ex.trafficControlMirror,
+    'spec.targetPort.vxlan.vni',
+    16_777_216,
+  ),
 ];
 
 describe('invalid objects', () => {

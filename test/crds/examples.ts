@@ -13,6 +13,7 @@ import type {
   SupportBundleCollection,
   Tier,
   Traceflow,
+  TrafficControl,
 } from '@antrea-ts/apis';
 
 // Valid objects of every kind, modelled on Antrea's documentation (docs/antrea-network-policy.md,
@@ -333,5 +334,32 @@ export const egress: Egress = {
     },
     egressIP: '10.10.0.8',
     externalIPPool: 'prod-external-ip-pool',
+  },
+};
+
+// docs/traffic-control.md: mirror a Namespace's web Pods over VXLAN, and redirect through two
+// OVS internal ports (the IDS example).
+export const trafficControlMirror: TrafficControl = {
+  apiVersion: 'crd.antrea.io/v1alpha2',
+  kind: 'TrafficControl',
+  metadata: { name: 'mirror-web-app' },
+  spec: {
+    appliedTo: { podSelector: { matchLabels: { app: 'web' } } },
+    direction: 'Both',
+    action: 'Mirror',
+    targetPort: { vxlan: { remoteIP: '10.0.10.2', vni: 1, destinationPort: 4789 } },
+  },
+};
+
+export const trafficControlRedirect: TrafficControl = {
+  apiVersion: 'crd.antrea.io/v1alpha2',
+  kind: 'TrafficControl',
+  metadata: { name: 'redirect-prod-to-local' },
+  spec: {
+    appliedTo: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'prod' } } },
+    direction: 'Ingress',
+    action: 'Redirect',
+    targetPort: { ovsInternal: { name: 'tap0' } },
+    returnPort: { ovsInternal: { name: 'tap1' } },
   },
 };

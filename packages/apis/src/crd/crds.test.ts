@@ -134,6 +134,8 @@ describe('antreaCrds', () => {
       'Egress',
       'ExternalIPPool',
       'PacketCapture',
+      // Antrea declares the subresource but no status fields; no controller writes it.
+      'TrafficControl',
     ]);
   });
 

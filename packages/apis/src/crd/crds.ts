@@ -14,6 +14,7 @@ import {
   supportBundleCollectionCrd,
   tierCrd,
   traceflowCrd,
+  trafficControlCrd,
 } from './schemas/index.js';
 
 const factories: Record<CrdKind, () => CustomResourceDefinition> = {
@@ -30,6 +31,7 @@ const factories: Record<CrdKind, () => CustomResourceDefinition> = {
   Egress: egressCrd,
   ExternalIPPool: externalIPPoolCrd,
   PacketCapture: packetCaptureCrd,
+  TrafficControl: trafficControlCrd,
 };
 
 /** A fresh CRD manifest for one kind (callers may mutate it). */

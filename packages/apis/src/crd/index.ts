@@ -15,3 +15,4 @@ export * from './support-bundle-collection.js';
 export * from './sync-loop.js';
 export * from './tier.js';
 export * from './traceflow.js';
+export * from './traffic-control.js';

@@ -18,6 +18,7 @@ describe('CRD_KINDS', () => {
       Egress: 'crd.antrea.io/v1beta1',
       ExternalIPPool: 'crd.antrea.io/v1beta1',
       PacketCapture: 'crd.antrea.io/v1alpha1',
+      TrafficControl: 'crd.antrea.io/v1alpha2',
     });
   });
 

@@ -59,6 +59,7 @@ export const CRD_KINDS = Object.freeze({
   Egress: kindInfo('Egress', 'egresses', 'v1beta1', false, ['eg']),
   ExternalIPPool: kindInfo('ExternalIPPool', 'externalippools', 'v1beta1', false, ['eip']),
   PacketCapture: kindInfo('PacketCapture', 'packetcaptures', 'v1alpha1', false, ['pcap']),
+  TrafficControl: kindInfo('TrafficControl', 'trafficcontrols', 'v1alpha2', false, ['tc']),
 });
 
 export type CrdKind = keyof typeof CRD_KINDS;

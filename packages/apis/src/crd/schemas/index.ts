@@ -10,3 +10,4 @@ export { PACKET_CAPTURE_SFTP_URL_PATTERN, packetCaptureCrd } from './packet-capt
 export { supportBundleCollectionCrd } from './support-bundle-collection.js';
 export { tierCrd } from './tier.js';
 export { traceflowCrd } from './traceflow.js';
+export { trafficControlCrd } from './traffic-control.js';
