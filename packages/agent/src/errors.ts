@@ -26,6 +26,10 @@ export const AGENT_ERROR_CODES = [
   'AGENT_TRACEFLOW_INVALID',
   /** A SupportBundleCollection's bundle could not be uploaded (unsupported scheme, server refused). */
   'AGENT_BUNDLE_UPLOAD_FAILED',
+  /** A PacketCapture cannot be run as specified (protocol or ICMP type name, Pod without an address). */
+  'AGENT_PACKETCAPTURE_INVALID',
+  /** A PacketCapture's capture failed (tcpdump refused the filter or the interface, the file could not be written). */
+  'AGENT_PACKETCAPTURE_FAILED',
   /** A DNS message (intercepted response or the agent's own query) could not be parsed. */
   'AGENT_DNS_MALFORMED',
   /** NodePortLocal has no free Node port left in its range for a protocol. */
