@@ -15,19 +15,15 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Egress } from '@antrea-ts/apis';
-import { cachedBinDir, poll, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { poll, run } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
+import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const INSTANCE = 28;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-e2e-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE);
 const NODE1 = `lab${INSTANCE}-node-1`;
 const NODE2 = `lab${INSTANCE}-node-2`;
 const NS = 'eg';
@@ -100,6 +96,21 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
       intervalMs: 1000,
     }).catch(async () => peerSeenFrom(pod));
 
+  const poolUsage = async () =>
+    JSON.parse(await lab.kubectl(['get', 'externalippool', 'underlay-pool', '-o', 'json'])).status?.usage;
+  /**
+   * Whether `node` has `ip` on an interface, once that is `want`: agents add and remove Egress IPs
+   * on their own syncs, after the status a test waited for.
+   */
+  const holds = async (node: string, ip: string, want: boolean): Promise<boolean> =>
+    settle(
+      async () =>
+        (await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(node).netns })).includes(
+          ` ${ip}/32`,
+        ),
+      want,
+    );
+
   /** What a kubelet would report: the Node's Ready condition (the lab has no kubelet). */
   const setReady = (node: string, status: 'True' | 'False') =>
     lab.kubectl([
@@ -160,21 +171,19 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
     const { node, ip } = await assigned();
     expect(POOL_IPS).toContain(ip);
     expect((await egress()).spec.egressIP).toBe(ip);
-    expect((await egress()).status?.conditions?.map((c) => `${c.type}=${c.status}`).sort()).toEqual([
-      'IPAllocated=True',
-      'IPAssigned=True',
-    ]);
+    const conditions = ['IPAllocated=True', 'IPAssigned=True'];
+    const egressConditions = async () =>
+      (await egress()).status?.conditions?.map((c) => `${c.type}=${c.status}`).sort();
+    expect(await settle(egressConditions, conditions)).toEqual(conditions);
     expect(await seenAs('client-1', ip)).toBe(ip);
     expect(await seenAs('client-2', ip)).toBe(ip);
     expect(await peerSeenFrom('other-1')).toBe(nodeIp(NODE1));
     expect(await peerSeenFrom('other-2')).toBe(nodeIp(NODE2));
-    const pool = JSON.parse(await lab.kubectl(['get', 'externalippool', 'underlay-pool', '-o', 'json']));
-    expect(pool.status.usage).toEqual({ total: 2, used: 1 });
+    // The controller counts the pool's usage apart from the agent's status report.
+    expect(await settle(poolUsage, { total: 2, used: 1 })).toEqual({ total: 2, used: 1 });
     // The IP sits on the Egress Node's transport interface only.
-    const holds = async (n: string) =>
-      (await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(n).netns })).includes(` ${ip}/32`);
-    expect(await holds(node)).toBe(true);
-    expect(await holds(node === NODE1 ? NODE2 : NODE1)).toBe(false);
+    expect(await holds(node, ip, true)).toBe(true);
+    expect(await holds(node === NODE1 ? NODE2 : NODE1, ip, false)).toBe(false);
   }, 180_000);
 
   it('a selected Pod answers a client from outside on the path the client came in, not through the Egress IP', async () => {
@@ -260,8 +269,8 @@ describe.skipIf(!isRoot)('Egress on the lab', () => {
       await run(['ip', 'neigh', 'flush', 'to', before.ip]);
       expect(await seenAs('client-1', before.ip)).toBe(before.ip);
       expect(await seenAs('client-2', before.ip)).toBe(before.ip);
-      const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(before.node).netns });
-      expect(held).not.toContain(` ${before.ip}/32`);
+      // The old Node's agent lets go of the IP on its own sync, after the new one reported it.
+      expect(await holds(before.node, before.ip, false)).toBe(false);
     } finally {
       await comeBack(before.node);
     }
@@ -424,7 +433,8 @@ spec:
       writeFileSync(conf, original);
       await lab.restart(`antrea-agent@${node}`);
     }
-    expect(await run(['ip', '-o', '-4', 'addr', 'show'], { netns })).toContain(` ${ip}/32`);
+    // Ready does not wait for Egress (its start does not): the IP comes back on its first sync.
+    expect(await holds(node, ip, true)).toBe(true);
     await run(['ip', 'neigh', 'flush', 'to', ip]);
     expect(await seenAs('client-1', ip)).toBe(ip);
   }, 180_000);
@@ -440,9 +450,6 @@ spec:
           ?.used === 0 || undefined,
       { timeoutMs: 30_000, intervalMs: 500 },
     );
-    for (const n of [NODE1, NODE2]) {
-      const held = await run(['ip', '-o', '-4', 'addr', 'show'], { netns: lab.node(n).netns });
-      for (const ip of POOL_IPS) expect(held).not.toContain(` ${ip}/32`);
-    }
+    for (const n of [NODE1, NODE2]) for (const ip of POOL_IPS) expect(await holds(n, ip, false)).toBe(false);
   }, 120_000);
 });

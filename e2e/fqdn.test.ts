@@ -12,23 +12,18 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cachedBinDir, poll, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEgressPolicy } from './fqdn/cluster-policy.js';
 import { DnsResponder, type ZoneEntry } from './fqdn/dns-responder.js';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { kubectlCommand } from './framework/providers/kind.js';
 import { KubectlObjects } from './framework/providers/kubectl-objects.js';
 import { LabClusterProvider } from './framework/providers/lab-cluster-provider.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const INSTANCE = 22;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-e2e-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE);
 const NODE = `lab${INSTANCE}-node-1`;
 const NS = 'fq';
 const isRoot = process.getuid?.() === 0;

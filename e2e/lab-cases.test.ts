@@ -6,25 +6,19 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cachedBinDir, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCaseFiles, loadCase } from './framework/case-loader.js';
 import type { Case } from './framework/case-types.js';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { labCaseProvider } from './framework/providers/lab-case-provider.js';
 import type { LabProvider } from './framework/providers/lab-provider.js';
 import { caseLines, summaryLine } from './framework/report.js';
 import { runCase, runCaseFiles } from './framework/runner.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const STATE_DIR = '/var/run/antrea-ts-lab-e2e-8';
 const SHARED = '/work/shared/netpol-cases';
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 8,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-};
+const options = e2eLabOptions(8);
 const isRoot = process.getuid?.() === 0;
 
 /** Every pair allowed on TCP/80 and UDP/81, over the shared xyz-abc fixture: pure connectivity. */

@@ -5,9 +5,10 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cachedBinDir } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { kubectlCommand } from './framework/providers/kind.js';
 import { KubectlObjects } from './framework/providers/kubectl-objects.js';
 import { LabClusterProvider } from './framework/providers/lab-cluster-provider.js';
@@ -15,13 +16,7 @@ import { allChecks } from './suites/all.js';
 import { type CheckContext, finishNamespaceDeletions, missingCapabilities } from './suites/check.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const STATE_DIR = '/var/run/antrea-ts-lab-e2e-17';
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 17,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-};
+const options = e2eLabOptions(17);
 const isRoot = process.getuid?.() === 0;
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 

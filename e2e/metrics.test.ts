@@ -6,18 +6,13 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, poll, prometheusScrape, serviceAccountWithClusterRole } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { poll, prometheusScrape, serviceAccountWithClusterRole } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const options: LabOptions = {
-  stateDir: '/var/run/antrea-ts-lab-e2e-34',
-  instance: 34,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(34);
 const N1 = 'lab34-node-1';
 const N2 = 'lab34-node-2';
 const NS = 'metrics';

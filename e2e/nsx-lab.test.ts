@@ -8,22 +8,17 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, waitFor } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { waitFor } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { condition, conjunction, generateClientCertificate } from '@antrea-ts/nsx-sim';
 import { LoopbackSim } from '@antrea-ts/nsx-sim/testing';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { NsxAdapterProcess } from './framework/nsx-adapter-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STATE_DIR = '/var/run/antrea-ts-lab-e2e-19';
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 19,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-};
+const options = e2eLabOptions(19);
 const isRoot = process.getuid?.() === 0;
 
 const CLUSTER = 'lab19';

@@ -9,20 +9,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Traceflow } from '@antrea-ts/apis';
-import { cachedBinDir, poll, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, type ProbeVerdict, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { poll, run } from '@antrea-ts/harness';
+import { Lab, type ProbeVerdict } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEgressPolicy } from './fqdn/cluster-policy.js';
+import { e2eLabOptions } from './framework/lab-options.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const INSTANCE = 27;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-e2e-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE);
 const N1 = `lab${INSTANCE}-node-1`;
 const N2 = `lab${INSTANCE}-node-2`;
 const NS = 'tosvc';

@@ -9,25 +9,18 @@
 //   tsc -b e2e && node dist/e2e/egress/bench-egress-startup.js [--json] [--runs 5]
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CRD_KINDS } from '@antrea-ts/apis';
-import { BenchReport, cachedBinDir, poll } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { BenchReport, poll } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
+import { e2eLabOptions } from '../framework/lab-options.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTANCE = 33;
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const at = argv.indexOf('--runs');
 const RUNS = at >= 0 ? Number(argv[at + 1]) : 5;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-bench-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE, { owner: 'bench' });
 const NODE = `lab${INSTANCE}-node-1`;
 const AGENT = `antrea-agent@${NODE}`;
 

@@ -7,25 +7,18 @@
 // with the new address (both clocks are this machine's). Needs root, OVS and the kube binaries.
 //   tsc -b e2e && node dist/e2e/egress/bench-egress.js [--json] [--runs 10]
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { CRD_KINDS } from '@antrea-ts/apis';
-import { BenchReport, cachedBinDir, poll, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { BenchReport, poll, run } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
+import { e2eLabOptions } from '../framework/lab-options.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTANCE = 29;
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const at = argv.indexOf('--runs');
 const RUNS = at >= 0 ? Number(argv[at + 1]) : 10;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-bench-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE, { owner: 'bench' });
 const NODES = [`lab${INSTANCE}-node-1`, `lab${INSTANCE}-node-2`];
 const NS = 'egb';
 const BASE = `198.19.${INSTANCE}`;

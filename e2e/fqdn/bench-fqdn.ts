@@ -1,30 +1,15 @@
-// bench:fqdn — what FQDN interception costs a Pod's DNS lookup, on the lab (instance 23, 1 Node):
-// a DNS responder in the root namespace (e2e/fqdn/dns-responder.ts) answers every name under
-// test.example; a Pod without FQDN rules, and a Pod under an ACNP with a `*.test.example` rule, each
-// time N lookups from one long-lived node process in its netns (a new resolver per lookup: no
-// client cache). Cases: no interception; intercepted with an answer the agent knows (pause, parse,
-// resume); intercepted with a new address each time (pause, parse, realize the policies in one
-// bundle, resume). Needs root, OVS and the kube binaries, like the e2e tests.
-//   tsc -b e2e && node dist/e2e/fqdn/bench-fqdn.js [--json] [--lookups 50]
-import { fileURLToPath } from 'node:url';
-import { BenchReport, cachedBinDir, poll, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { BenchReport, poll, run } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
+import { e2eLabOptions } from '../framework/lab-options.js';
 import { applyEgressPolicy } from './cluster-policy.js';
 import { DnsResponder, type ZoneEntry } from './dns-responder.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTANCE = 23;
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const at = argv.indexOf('--lookups');
 const LOOKUPS = at >= 0 ? Number(argv[at + 1]) : 50;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-bench-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE, { owner: 'bench' });
 const NODE = `lab${INSTANCE}-node-1`;
 const NS = 'fqb';
 const DNS_SERVER = `198.19.${INSTANCE}.1`;

@@ -8,25 +8,18 @@
 //   tsc -b e2e && node dist/e2e/proxy-all/bench-proxy-all.js [--json] [--runs 10]
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BenchReport, cachedBinDir } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { BenchReport } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
+import { e2eLabOptions } from '../framework/lab-options.js';
 import { tcpAnswer } from '../framework/outside-client.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTANCE = 32;
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const at = argv.indexOf('--runs');
 const RUNS = at >= 0 ? Number(argv[at + 1]) : 10;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-bench-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE, { owner: 'bench' });
 const NODES = [`lab${INSTANCE}-node-1`, `lab${INSTANCE}-node-2`] as const;
 const NS = 'pab';
 const PORT = 8081;

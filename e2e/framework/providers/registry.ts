@@ -1,11 +1,11 @@
 // Providers by name, for the CLI. A provider is a class implementing ClusterProvider
 // (provider.ts); this file only builds them from CLI options.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { E2eError } from '../errors.js';
 import type { ClusterProvider } from '../provider.js';
+import { repoRoot } from '../repo-root.js';
 import { loadControllerOracle } from './controller-oracle.js';
 import { KindProvider, kubectlCommand } from './kind.js';
 import { KubectlObjects } from './kubectl-objects.js';
@@ -35,18 +35,6 @@ interface LabModule {
 interface LabHandle {
   /** Throws LAB_NOT_UP when no lab runs from the state dir. */
   readonly state: unknown;
-}
-
-/** The repository root: the nearest folder up with a package.json declaring workspaces. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && 'workspaces' in (JSON.parse(readFileSync(pkg, 'utf8')) as object)) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new E2eError('E2E_PROVIDER', 'cannot find the repository root');
-    dir = up;
-  }
 }
 
 async function createLabProvider(o: ProviderOptions): Promise<ClusterProvider> {
