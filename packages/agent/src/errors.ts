@@ -36,6 +36,8 @@ export const AGENT_ERROR_CODES = [
   'AGENT_NPL_PORTS_EXHAUSTED',
   /** The component was stopped while an operation waited. */
   'AGENT_STOPPED',
+  /** The Flow Aggregator's CA ConfigMap or client certificate Secret could not be read (gRPC flow export). */
+  'AGENT_FLOW_EXPORTER_TLS',
 ] as const;
 
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];

@@ -27,6 +27,7 @@ export {
   serviceDnsNames,
 } from './certs/cert-manager.js';
 export { parseCertBundle } from './certs/self-signed.js';
+export { type CertificateTemplate, type Issuer, issueCertificate } from './x509/certificate.js';
 export { type Clock, FakeClock, systemClock } from './clock.js';
 export {
   type ApiCodec,
