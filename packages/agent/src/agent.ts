@@ -78,6 +78,7 @@ import { ServiceGroupIndex } from './proxy/service-group-index.js';
 import { ServiceRoutes } from './proxy/service-routes.js';
 import type { ServiceSource } from './proxy/service-source.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
+import { ovsStaleUdpConntrack } from './proxy/stale-udp-conntrack.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
 import { type AgentBundleSource, agentBundleCollector } from './supportbundle/agent-collectors.js';
 import type { BundleUploader } from './supportbundle/bundle-uploader.js';
@@ -283,6 +284,7 @@ export class Agent {
           }
           if (routeSink) routeSink.upsert(n);
           else pending.set(n.name, n);
+            this.proxier?.setNodeZone(n.zone);
         },
         remove: (name) => {
           if (routeSink) routeSink.remove(name);
@@ -516,6 +518,8 @@ export class Agent {
       if (policySynced && this.policy) policySynced = await this.policyRealizedWithinWait(this.policy);
     }
 
+        ...(localNode?.zone ? { nodeZone: localNode.zone } : {}),
+        ...(deps.datapathAppctl ? { staleUdpConntrack: ovsStaleUdpConntrack(deps.datapathAppctl) } : {}),
     // 4f. NodePortLocal: DNAT in iptables, not OVS, so it does not wait for the round switch. When
     //     disabled, a previous run's chain goes.
     const nplIptables = new NplIptables(deps.nodeRunner, this.log);
@@ -751,7 +755,9 @@ export class Agent {
         enabledGates: new Set([
           ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats', 'SupportBundleCollection'] : []),
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
-          ...(this.proxier ? ['AntreaProxy'] : []),
+          // Zone hints and trafficDistribution are always honoured (GA and locked on in Antrea).
+          ...(this.proxier ? ['AntreaProxy', 'TopologyAwareHints', 'ServiceTrafficDistribution'] : []),
+          ...(this.proxier && deps.datapathAppctl ? ['CleanupStaleUDPSvcConntrack'] : []),
           ...(this.npl ? ['NodePortLocal'] : []),
           ...(this.egress ? ['Egress'] : []),
           ...(this.flowExporter ? ['FlowExporter'] : []),

@@ -24,6 +24,7 @@ const AGENT_GATES: readonly (readonly [string, FeatureGateInfo['version']])[] = 
   ['NodePortLocal', 'GA'],
   ['SecondaryNetwork', 'ALPHA'],
   ['SupportBundleCollection', 'ALPHA'],
+  ['ServiceTrafficDistribution', 'GA'],
   ['TopologyAwareHints', 'GA'],
   ['Traceflow', 'BETA'],
   ['TrafficControl', 'ALPHA'],

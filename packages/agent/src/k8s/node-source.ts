@@ -9,6 +9,8 @@ export interface NodeInfo {
   readonly podCidrs: readonly string[];
   /** status.addresses InternalIP (IPv4), the tunnel destination. */
   readonly internalIp: string | undefined;
+  /** The topology.kubernetes.io/zone label (AntreaProxy prefers endpoints hinted for it). */
+  readonly zone?: string;
 }
 
 export function nodeInfo(node: V1Node): NodeInfo {
@@ -20,7 +22,8 @@ export function nodeInfo(node: V1Node): NodeInfo {
   const internalIp = node.status?.addresses?.find(
     (a) => a.type === 'InternalIP' && !a.address.includes(':'),
   )?.address;
-  return { name: node.metadata?.name ?? '', podCidrs, internalIp };
+  const zone = node.metadata?.labels?.['topology.kubernetes.io/zone'];
+  return { name: node.metadata?.name ?? '', podCidrs, internalIp, ...(zone ? { zone } : {}) };
 }
 
 export interface NodeHandlers {

@@ -182,4 +182,39 @@ describe('servicePortModels', () => {
     expect(plain?.nodePort).toBeUndefined();
     expect(plain?.localEndpoints).toBeUndefined();
   });
+
+  it('prefers the endpoints hinted for the Node’s zone, except under a Local policy', () => {
+    const eps = [
+      { ip: '10.10.1.5', node: 'node-a', zones: ['zone-a'] },
+      { ip: '10.10.2.5', node: 'node-b', zones: ['zone-b'] },
+    ];
+    const zoneA = { ...opts, nodeZone: 'zone-a' };
+    const ipsOf = (svc = service('web'), o: ModelOptions = zoneA, s = [slice('s', 'web', eps)]) =>
+      [...models([svc], s, o).values()][0]?.endpoints.map((e) => e.ip);
+    expect(ipsOf()).toEqual(['10.10.1.5']);
+    expect(ipsOf(service('web'), { ...opts, nodeZone: 'zone-b' })).toEqual(['10.10.2.5']);
+    expect(ipsOf(service('web'), opts)).toEqual(['10.10.1.5', '10.10.2.5']);
+    // Hints in one slice count with the endpoints of the others: one unhinted endpoint turns them off.
+    const split = [slice('s1', 'web', eps), slice('s2', 'web', [{ ip: '10.10.3.5', node: 'node-c' }])];
+    expect(ipsOf(service('web'), zoneA, split)).toEqual(['10.10.1.5', '10.10.2.5', '10.10.3.5']);
+    // internalTrafficPolicy Local: this Node's endpoint even when hinted elsewhere.
+    const other = [slice('s', 'web', [{ ...eps[0]!, zones: ['zone-b'] }, eps[1]!])];
+    expect(ipsOf(service('web', { internalTrafficPolicy: 'Local' }), zoneA, other)).toEqual(['10.10.1.5']);
+    // externalTrafficPolicy Local with proxyAll: the zone for internal traffic, the Node for external.
+    const np = service('web', {
+      type: 'NodePort',
+      externalTrafficPolicy: 'Local',
+      ports: [{ name: 'http', port: 80, nodePort: 30080, protocol: 'TCP' }],
+    });
+    const onB = [
+      ...models([np], [slice('s', 'web', eps)], {
+        ...opts,
+        nodeName: 'node-b',
+        nodeZone: 'zone-a',
+        proxyAll: true,
+      }).values(),
+    ][0];
+    expect(onB?.endpoints).toEqual([{ ip: '10.10.1.5', port: 8080 }]);
+    expect(onB?.localEndpoints).toEqual([{ ip: '10.10.2.5', port: 8080 }]);
+  });
 });

@@ -1,11 +1,12 @@
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { ServiceEndpoint, ServiceProtocol } from '../openflow/features/service.js';
+import { clusterEndpoints, type EndpointCandidate, nodeLocalEndpoints } from './topology.js';
 
 /**
  * Which Services this Node proxies and to which endpoints (kube-proxy's and AntreaProxy's rules):
  * ClusterIPs of ClusterIP/NodePort/LoadBalancer Services, their LoadBalancer ingress IPs and
  * externalIPs, and with proxyAll their nodePorts, IPv4 only; endpoints from discovery.k8s.io/v1
- * EndpointSlices matched by port name and protocol.
+ * EndpointSlices matched by port name and protocol, narrowed by traffic policy and zone hints.
  */
 
 /** The label that hands a Service to another proxy (kube-proxy and Antrea skip it unless it names them). */
@@ -43,6 +44,8 @@ export interface ModelOptions {
   readonly proxyAll: boolean;
   /** Antrea's proxyLoadBalancerIPs: LoadBalancer ingress IPs are VIPs here (not with ipMode Proxy). */
   readonly proxyLoadBalancerIPs: boolean;
+  /** This Node's topology.kubernetes.io/zone label: endpoints hinted for it are preferred (see topology.ts). */
+  readonly nodeZone?: string;
 }
 
 export const serviceKey = (ns: string | undefined, name: string | undefined): string =>
@@ -95,35 +98,43 @@ const compareEndpoints = (a: ServiceEndpoint, b: ServiceEndpoint): number =>
   a.ip === b.ip ? a.port - b.port : a.ip < b.ip ? -1 : 1;
 
 /**
- * Endpoints of one service port across its slices: the ready ones; when none is ready, the serving
- * and terminating ones (so connections drain during a rollout rather than being rejected).
+ * Endpoints of one service port across its slices, with their readiness and zone hints; an address
+ * listed by two slices counts once.
  */
-function portEndpoints(
+function portCandidates(
   slices: readonly V1EndpointSlice[],
   portName: string,
   protocol: ServiceProtocol,
-  localOnly: string | undefined,
-): ServiceEndpoint[] {
-  const ready = new Map<string, ServiceEndpoint>();
-  const draining = new Map<string, ServiceEndpoint>();
+): EndpointCandidate[] {
+  const byAddress = new Map<string, EndpointCandidate>();
   for (const slice of slices) {
     if (slice.addressType !== 'IPv4') continue;
     const sp = slice.ports?.find((p) => (p.name ?? '') === portName && protocolOf(p.protocol) === protocol);
     if (sp?.port === undefined) continue;
     for (const ep of slice.endpoints ?? []) {
-      if (localOnly !== undefined && ep.nodeName !== localOnly) continue;
-      const c = ep.conditions ?? {};
-      // A null condition means the endpoint is ready (and then serving), as the API documents.
-      const isReady = c.ready ?? true;
-      const serving = c.serving ?? isReady;
-      const target = isReady ? ready : serving && c.terminating ? draining : undefined;
       // Consumers use the first address only (the API allows one per endpoint in practice).
       const ip = ep.addresses[0];
-      if (ip !== undefined) target?.set(`${ip}:${sp.port}`, { ip, port: sp.port });
+      if (ip === undefined) continue;
+      const c = ep.conditions ?? {};
+      // A null condition means the endpoint is ready (and then serving), as the API documents.
+      const ready = c.ready ?? true;
+      const serving = c.serving ?? ready;
+      byAddress.set(`${ip}:${sp.port}`, {
+        ip,
+        port: sp.port,
+        ...(ep.nodeName !== undefined && { nodeName: ep.nodeName }),
+        ready,
+        servingTerminating: serving && (c.terminating ?? false),
+        zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
+      });
     }
   }
-  return [...(ready.size > 0 ? ready : draining).values()].sort(compareEndpoints);
+  return [...byAddress.values()];
 }
+
+/** The chosen candidates as the switch wants them: address and port only, sorted. */
+const toEndpoints = (chosen: readonly EndpointCandidate[]): ServiceEndpoint[] =>
+  chosen.map(({ ip, port }) => ({ ip, port })).sort(compareEndpoints);
 
 /** Every service port this Node proxies, by owner key. Slices are those labelled with the Service's name. */
 export function servicePortModels(
@@ -138,7 +149,7 @@ export function servicePortModels(
     const spec = svc.spec ?? {};
     const key = serviceKey(svc.metadata?.namespace, svc.metadata?.name);
     const slices = slicesOf(key);
-    const localOnly = spec.internalTrafficPolicy === 'Local' ? opts.nodeName : undefined;
+    const internalLocal = spec.internalTrafficPolicy === 'Local';
     const externalIps = externalIpsOf(svc, opts);
     // externalTrafficPolicy only matters for traffic from outside, which only proxyAll sees.
     const externalLocal = opts.proxyAll && spec.externalTrafficPolicy === 'Local';
@@ -151,16 +162,18 @@ export function servicePortModels(
       if (!protocol) continue;
       const name = p.name ?? '';
       const owner = servicePortOwner(key, name, protocol);
+      const candidates = portCandidates(slices, name, protocol);
+      const local = internalLocal || externalLocal ? nodeLocalEndpoints(candidates, opts.nodeName) : [];
       out.set(owner, {
         owner,
         clusterIp,
         port: p.port,
         protocol,
-        endpoints: portEndpoints(slices, name, protocol, localOnly),
+        endpoints: toEndpoints(internalLocal ? local : clusterEndpoints(candidates, opts.nodeZone)),
         ...(affinity !== undefined && { affinityTimeoutSeconds: affinity }),
         ...(externalIps.length > 0 && { externalIps }),
         ...(opts.proxyAll && hasNodePorts(svc) && p.nodePort !== undefined && { nodePort: p.nodePort }),
-        ...(externalLocal && { localEndpoints: portEndpoints(slices, name, protocol, opts.nodeName) }),
+        ...(externalLocal && { localEndpoints: toEndpoints(local) }),
       });
     }
   }

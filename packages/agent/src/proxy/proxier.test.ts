@@ -12,6 +12,7 @@ import { Proxier, type ProxierOptions, type ProxyFlowSink, SERVICE_STATIC_OWNER 
 import { ProxyMetrics } from './proxy-metrics.js';
 import { ServiceGroupIndex } from './service-group-index.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
+import type { StaleUdpFlow } from './stale-udp-conntrack.js';
 import { service, slice } from './test-objects.js';
 
 /** A FlowCache stand-in that records what the proxier writes. */
@@ -51,7 +52,14 @@ const ctx: FlowContext = { pipeline: new Pipeline(DEFAULT_FEATURES), cookies: ne
 
 type ModelOverrides = Pick<
   ProxierOptions,
-  'skipServices' | 'serviceProxyName' | 'serviceGroups' | 'proxyAll' | 'proxyAllNode' | 'hostListeners'
+  | 'skipServices'
+  | 'serviceProxyName'
+  | 'serviceGroups'
+  | 'proxyAll'
+  | 'proxyAllNode'
+  | 'hostListeners'
+  | 'nodeZone'
+  | 'staleUdpConntrack'
 >;
 
 function setup(
@@ -480,5 +488,106 @@ describe('Proxier: proxyAll', () => {
     expect(told.at(-1)?.get('default/web')).toBeUndefined();
     expect(told.at(-1)?.has('default/web')).toBe(true);
     await proxier.stop();
+  });
+});
+
+const bucketCount = (batch: OwnerChange[] | undefined, owner: string) =>
+  groupOf(batch, owner)?.buckets.length;
+
+describe('Proxier: zone hints', () => {
+  const hinted = slice('s', 'web', [
+    { ip: '10.10.0.7', zones: ['zone-a'] },
+    { ip: '10.10.1.5', zones: ['zone-b'] },
+  ]);
+
+  it('writes the zone’s endpoints, and every Service again when the Node’s zone changes', async () => {
+    const { flows, proxier } = setup({ services: [service('web')], slices: [hinted] }, true, {
+      nodeZone: 'zone-a',
+    });
+    await proxier.start();
+    expect(bucketCount(flows.batches[0], WEB)).toBe(1);
+    proxier.setNodeZone('zone-a');
+    await proxier.idle();
+    expect(flows.batches).toHaveLength(1);
+    proxier.setNodeZone(undefined);
+    await proxier.idle();
+    expect(bucketCount(flows.batches[1], WEB)).toBe(2);
+    proxier.setNodeZone('zone-b');
+    await proxier.idle();
+    expect(bucketCount(flows.batches[2], WEB)).toBe(1);
+    expect(groupOf(flows.batches[2], WEB)?.groupId).toBe(groupOf(flows.batches[0], WEB)?.groupId);
+  });
+});
+
+describe('Proxier: stale UDP conntrack (CleanupStaleUDPSvcConntrack)', () => {
+  const dns = service('dns', {
+    clusterIP: '10.96.0.53',
+    externalIPs: ['172.31.0.53'],
+    ports: [
+      { name: 'dns', port: 53, protocol: 'UDP' },
+      { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+    ],
+  });
+  const ports = [
+    { name: 'dns', port: 5353, protocol: 'UDP' },
+    { name: 'dns-tcp', port: 5353, protocol: 'TCP' },
+  ];
+  const two = slice('s', 'dns', [{ ip: '10.10.0.7' }, { ip: '10.10.0.8' }], ports);
+  const one = slice('s', 'dns', [{ ip: '10.10.0.7' }], ports);
+
+  function withFlusher(fail = false) {
+    const flushed: StaleUdpFlow[][] = [];
+    const staleUdpConntrack = {
+      async flush(f: readonly StaleUdpFlow[]) {
+        flushed.push([...f]);
+        if (fail) throw new Error('ovs-appctl failed');
+      },
+    };
+    return { flushed, ...setup({ services: [dns], slices: [two] }, true, { staleUdpConntrack }) };
+  }
+
+  it('an endpoint that leaves: its connections to every address of the UDP port, after the group changed', async () => {
+    const { flushed, flows, proxier, h } = withFlusher();
+    await proxier.start();
+    expect(flushed).toEqual([]);
+    h().upsertSlice(one);
+    await proxier.idle();
+    expect(flows.batches).toHaveLength(2);
+    const gone = { ip: '10.10.0.8', port: 5353 };
+    expect(flushed).toEqual([
+      [
+        { vip: '10.96.0.53', port: 53, endpoint: gone },
+        { vip: '172.31.0.53', port: 53, endpoint: gone },
+      ],
+    ]);
+    // An endpoint that comes makes nothing stale.
+    h().upsertSlice(two);
+    await proxier.idle();
+    expect(flushed).toHaveLength(1);
+  });
+
+  it('an address or port that goes, or the Service: every connection to it', async () => {
+    const { flushed, proxier, h } = withFlusher();
+    await proxier.start();
+    h().upsertService({ ...dns, spec: { ...dns.spec, externalIPs: [] } });
+    await proxier.idle();
+    expect(flushed.at(-1)).toEqual([{ vip: '172.31.0.53', port: 53 }]);
+    h().removeService('default/dns');
+    await proxier.idle();
+    expect(flushed.at(-1)).toEqual([{ vip: '10.96.0.53', port: 53 }]);
+  });
+
+  it('a failed flush is logged and the sync goes on', async () => {
+    const { flushed, proxier, h } = withFlusher(true);
+    await proxier.start();
+    h().upsertSlice(one);
+    await proxier.idle();
+    h().upsertSlice(slice('s', 'dns', [], ports));
+    await proxier.idle();
+    expect(flushed.map((f) => f.length)).toEqual([2, 2]);
+    expect(proxier.installed().sort()).toEqual([
+      'service/default/dns/dns-tcp/TCP',
+      'service/default/dns/dns/UDP',
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import {
   type EndpointSelection,
   type ProxyAllNode,
+  type ServiceEndpoint,
   type ServicePortFlowConfig,
   servicePortFlows,
   serviceStaticFlows,
@@ -16,6 +17,7 @@ import type { ServiceGroupIndex } from './service-group-index.js';
 import { type ServiceHostListener, type ServiceHostState, serviceHostState } from './service-host-state.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
 import { ServiceStore } from './service-store.js';
+import { type StaleUdpConntrack, type StaleUdpFlow, staleUdpFlows } from './stale-udp-conntrack.js';
 
 /** The part of FlowCache the proxier writes through. */
 export type ProxyFlowSink = Pick<FlowCache, 'replace' | 'replaceMany' | 'pruneGroups'>;
@@ -37,6 +39,11 @@ export interface ProxierOptions extends Partial<ModelOptions> {
   readonly proxyAllNode?: ProxyAllNode;
   /** Told each Service's host-side needs (NodePorts, VIPs, health check) after every write. */
   readonly hostListeners?: readonly ServiceHostListener[];
+  /**
+   * Antrea's CleanupStaleUDPSvcConntrack: told, after each write, the UDP connections whose
+   * endpoint or address went; none: their conntrack entries live until they time out.
+   */
+  readonly staleUdpConntrack?: StaleUdpConntrack;
 }
 
 /** Owner key of the flows every Node needs once when AntreaProxy is on. */
@@ -50,6 +57,8 @@ interface AppliedPort {
   readonly groupId: number;
   /** The externalTrafficPolicy Local group's id, when it has one. */
   readonly localGroupId?: number;
+  /** UDP ports: the addresses, port and endpoints (both groups) their connections may be DNATed to. */
+  readonly udp?: { readonly vips: string[]; readonly port: number; readonly endpoints: ServiceEndpoint[] };
 }
 
 /** The FlowCache-independent key of a service port's Local group in the id allocator. */
@@ -89,7 +98,7 @@ export class Proxier implements ServiceHandlers {
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
 
-  private readonly model: ModelOptions;
+  private model: ModelOptions;
 
   constructor(private readonly o: ProxierOptions) {
     this.log = o.logger.child({ component: 'proxier' });
@@ -99,7 +108,21 @@ export class Proxier implements ServiceHandlers {
       serviceProxyName: o.serviceProxyName ?? '',
       proxyAll: o.proxyAll ?? false,
       proxyLoadBalancerIPs: o.proxyLoadBalancerIPs ?? true,
+      ...(o.nodeZone ? { nodeZone: o.nodeZone } : {}),
     };
+  }
+
+  /**
+   * This Node's topology.kubernetes.io/zone label changed: every Service is recomputed, since zone
+   * hints pick other endpoints now (Antrea resyncs all Services on a Node label change too).
+   */
+  setNodeZone(zone: string | undefined): void {
+    if ((zone || undefined) === this.model.nodeZone) return;
+    const { nodeZone: _, ...rest } = this.model;
+    this.model = { ...rest, ...(zone ? { nodeZone: zone } : {}) };
+    this.log.info({ zone }, 'Node zone changed; recomputing Services');
+    this.store.touchAllServices();
+    this.changed();
   }
 
   /** Installs the static service flows, then follows the source; resolves after the first sync. */
@@ -223,6 +246,13 @@ export class Proxier implements ServiceHandlers {
           endpoints: cfg.endpoints.length,
           groupId: cfg.groupId,
           ...(cfg.local && { localGroupId: cfg.local.groupId }),
+          ...(cfg.protocol === 'UDP' && {
+            udp: {
+              vips: [cfg.clusterIp, ...(cfg.externalIps ?? [])],
+              port: cfg.port,
+              endpoints: [...cfg.endpoints, ...(cfg.local?.endpoints ?? [])],
+            },
+          }),
         });
         const previous = before?.get(owner);
         if (previous?.localGroupId !== undefined && !cfg.local) released.push(localGroupKey(owner));
@@ -250,6 +280,7 @@ export class Proxier implements ServiceHandlers {
     }
     // Ids are freed only once their groups are gone, so no new service port reuses a live group.
     for (const key of released) this.groupIds.release(key);
+    await this.flushStaleUdp(next);
     for (const [svcKey, ports] of next) this.record(svcKey, ports);
     for (const listener of this.o.hostListeners ?? []) listener.servicesChanged(hostChanges);
     this.o.serviceGroups?.update(
@@ -262,6 +293,27 @@ export class Proxier implements ServiceHandlers {
         { changed: changes.length - removed.length, removed: removed.length },
         'Service ports synced',
       );
+  }
+
+  /**
+   * After the groups changed: deletes the conntrack entries of UDP connections whose endpoint or
+   * address went (before record(), which forgets the previous endpoints). A failure is logged, not
+   * retried: the entries then time out as they would without the gate.
+   */
+  private async flushStaleUdp(next: ReadonlyMap<string, ReadonlyMap<string, AppliedPort>>): Promise<void> {
+    const flusher = this.o.staleUdpConntrack;
+    if (!flusher) return;
+    const stale: StaleUdpFlow[] = [];
+    for (const [svcKey, ports] of next) {
+      for (const [owner, port] of this.applied.get(svcKey) ?? []) {
+        if (port.udp) stale.push(...staleUdpFlows(port.udp, ports.get(owner)?.udp));
+      }
+    }
+    if (stale.length === 0) return;
+    await flusher
+      .flush(stale)
+      .then(() => this.log.info({ flows: stale.length }, 'stale UDP Service conntrack entries deleted'))
+      .catch((err: unknown) => this.log.warn({ err }, 'deleting stale UDP conntrack entries failed'));
   }
 
   /** Makes `ports` what is on the switch for one Service, keeping the totals in step. */

@@ -64,6 +64,11 @@ export class ServiceStore {
     return taken;
   }
 
+  /** Marks every known Service touched (something all of them depend on changed, e.g. the Node's zone). */
+  touchAllServices(): void {
+    for (const key of this.services.keys()) this.touched.add(key);
+  }
+
   /** Marks Services touched again (a sync that failed hands its Services back). */
   touch(keys: Iterable<string>): void {
     for (const k of keys) this.touched.add(k);

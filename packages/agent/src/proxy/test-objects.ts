@@ -25,6 +25,8 @@ export interface EndpointSpec {
   ready?: boolean;
   serving?: boolean;
   terminating?: boolean;
+  /** hints.forZones names. */
+  zones?: string[];
 }
 
 export function slice(
@@ -42,6 +44,7 @@ export function slice(
     endpoints: endpoints.map((e) => ({
       addresses: [e.ip],
       ...(e.node !== undefined && { nodeName: e.node }),
+      ...(e.zones !== undefined && { hints: { forZones: e.zones.map((name) => ({ name })) } }),
       conditions: {
         ...(e.ready !== undefined && { ready: e.ready }),
         ...(e.serving !== undefined && { serving: e.serving }),

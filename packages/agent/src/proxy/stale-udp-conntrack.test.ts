@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { flushConntrackArgs, ovsStaleUdpConntrack, staleUdpFlows } from './stale-udp-conntrack.js';
+
+describe('stale UDP conntrack', () => {
+  const e1 = { ip: '10.10.0.7', port: 5353 };
+  const e2 = { ip: '10.10.0.8', port: 5353 };
+  const before = { vips: ['10.96.0.53', '172.31.0.1'], port: 53, endpoints: [e1, e2] };
+
+  it('lost endpoints on kept addresses, whole addresses that went, everything when the port goes', () => {
+    expect(staleUdpFlows(before, { ...before, endpoints: [e1] })).toEqual([
+      { vip: '10.96.0.53', port: 53, endpoint: e2 },
+      { vip: '172.31.0.1', port: 53, endpoint: e2 },
+    ]);
+    expect(staleUdpFlows(before, { ...before, vips: ['10.96.0.53'] })).toEqual([
+      { vip: '172.31.0.1', port: 53 },
+    ]);
+    expect(staleUdpFlows(before, { ...before, port: 54 })).toEqual([
+      { vip: '10.96.0.53', port: 53 },
+      { vip: '172.31.0.1', port: 53 },
+    ]);
+    expect(staleUdpFlows(before, undefined)).toHaveLength(2);
+    expect(staleUdpFlows(before, before)).toEqual([]);
+  });
+
+  it('deletes with the pre-NAT original tuple in the Service zone and the endpoint as reply source', async () => {
+    expect(flushConntrackArgs({ vip: '10.96.0.53', port: 53, endpoint: e1 }, 65520)).toEqual([
+      'dpctl/flush-conntrack',
+      'zone=65520',
+      'ct_nw_dst=10.96.0.53,ct_nw_proto=17,ct_tp_dst=53',
+      'ct_nw_src=10.10.0.7,ct_tp_src=5353',
+    ]);
+    const calls: string[][] = [];
+    await ovsStaleUdpConntrack(async (args) => {
+      calls.push([...args]);
+      return '';
+    }, 65520).flush([{ vip: '10.96.0.53', port: 53 }]);
+    expect(calls).toEqual([
+      ['dpctl/flush-conntrack', 'zone=65520', 'ct_nw_dst=10.96.0.53,ct_nw_proto=17,ct_tp_dst=53'],
+    ]);
+  });
+});
