@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { CT_ZONE } from '@antrea-ts/apis';
 import { run, waitFor } from '@antrea-ts/harness';
 import type { Lab, NodeRecord } from '@antrea-ts/lab';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
 import {
   createEnforcePods,
   type EnforcePods,
@@ -17,14 +17,10 @@ import {
   PolicyWriter,
   SERVER_PORT,
 } from '../agent-policy/enforce-run.js';
-import { freshLab, labOptions } from '../agent-policy/lab-run.js';
+import { freshLab } from '../agent-policy/lab-run.js';
 import { type Attempt, type Close, entryState, tcpAttempt } from './conntrack-probe.js';
 
-const options = labOptions(
-  26,
-  '/var/run/antrea-ts-lab-test-26',
-  pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-);
+const options = e2eLabOptions(26, { owner: 'test' });
 let lab: Lab;
 let pods: EnforcePods;
 let writer: PolicyWriter;

@@ -5,15 +5,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Lab } from '@antrea-ts/lab';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brIntOfctl, freshLab, labOptions } from './lab-run.js';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
+import { brIntOfctl, freshLab } from './lab-run.js';
 
-const options = labOptions(
-  12,
-  '/var/run/antrea-ts-lab-test-12',
-  pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-);
+const options = e2eLabOptions(12, { owner: 'test' });
 const N1 = 'lab12-node-1';
 const N2 = 'lab12-node-2';
 let lab: Lab;

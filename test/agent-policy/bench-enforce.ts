@@ -11,7 +11,7 @@
 //     [--kinds k8s-np,acnp] [--interval-ms 5] [--timeout-ms 200] [--confirm-ms 300]
 import { readFile } from 'node:fs/promises';
 import { BenchReport, formatBenchMatrix, percentile } from '@antrea-ts/harness';
-import { pino } from 'pino';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
 import { changePhases, parseRealizations } from './enforce-breakdown.js';
 import type { Want } from './enforce-detect.js';
 import { ProbeStream } from './enforce-probe-stream.js';
@@ -27,7 +27,7 @@ import {
   SERVER_PORT,
   waitSettled,
 } from './enforce-run.js';
-import { benchMain, freshLab, labOptions } from './lab-run.js';
+import { benchMain, freshLab } from './lab-run.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
@@ -40,7 +40,7 @@ const KINDS = flag('--kinds', POLICY_KINDS.join(',')).split(',') as PolicyKind[]
 const INTERVAL_MS = Number(flag('--interval-ms', '5'));
 const TIMEOUT_MS = Number(flag('--timeout-ms', '200'));
 const MEASURE: MeasureOptions = { confirmMs: Number(flag('--confirm-ms', '300')), giveUpMs: 30_000 };
-const options = labOptions(15, '/var/run/antrea-ts-lab-bench-15', pino({ level: 'silent' }));
+const options = e2eLabOptions(15, { owner: 'bench' });
 
 interface Row {
   table: string;

@@ -6,14 +6,14 @@
 import { intervalsToCidrs } from '@antrea-ts/agent';
 import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
-import { pino } from 'pino';
-import { benchMain, brIntOfctl, labOptions } from './lab-run.js';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
+import { benchMain, brIntOfctl } from './lab-run.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const peersAt = argv.indexOf('--peers');
 const SIZES = (peersAt >= 0 ? argv[peersAt + 1]! : '5000,10000,15000').split(',').map(Number);
-const options = labOptions(14, '/var/run/antrea-ts-lab-bench-14', pino({ level: 'silent' }));
+const options = e2eLabOptions(14, { owner: 'bench' });
 
 const report = new BenchReport('realize', json);
 

@@ -3,8 +3,8 @@
 // an independent probe (probe.mjs), and report nothing for a write that changes nothing, so the
 // benchmark cannot silently measure nothing.
 import type { Lab } from '@antrea-ts/lab';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
 import type { Want } from './enforce-detect.js';
 import { ProbeStream } from './enforce-probe-stream.js';
 import {
@@ -18,13 +18,9 @@ import {
   SERVER_PORT,
   waitSettled,
 } from './enforce-run.js';
-import { freshLab, labOptions } from './lab-run.js';
+import { freshLab } from './lab-run.js';
 
-const options = labOptions(
-  16,
-  '/var/run/antrea-ts-lab-test-16',
-  pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-);
+const options = e2eLabOptions(16, { owner: 'test' });
 const MEASURE: MeasureOptions = { confirmMs: 300, giveUpMs: 30_000 };
 let lab: Lab;
 let pods: EnforcePods;

@@ -3,16 +3,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { cachedBinDir } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import type { Logger } from 'pino';
+import { Lab, type LabOptions } from '@antrea-ts/lab';
 
 /** The repository root, whether this module runs from test/ (vitest) or dist/test/ (tsc). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/dist\/$/, '');
-
-export function labOptions(instance: number, stateDir: string, logger: Logger): LabOptions {
-  return { stateDir, instance, artifacts: repoArtifacts(ROOT, cachedBinDir()), logger };
-}
 
 /**
  * Builds what the lab runs (agent, CNI plugin, controller: a test must not run a stale dist/;

@@ -8,19 +8,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { cachedBinDir, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { run } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STATE_DIR = '/var/run/antrea-ts-lab-test-7';
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 7,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(7, { owner: 'test' });
 
 let lab: Lab;
 

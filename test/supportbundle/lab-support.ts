@@ -8,17 +8,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { cachedBinDir } from '@antrea-ts/harness';
-import { type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const LAB_OPTIONS: LabOptions = {
-  stateDir: '/var/run/antrea-ts-lab-test-21',
-  instance: 21,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+export const LAB_OPTIONS = e2eLabOptions(21, { owner: 'test' });
 export const N1 = 'lab21-node-1';
 
 const exec = promisify(execFile);

@@ -7,14 +7,14 @@ import type { Traceflow } from '@antrea-ts/apis';
 import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
-import { benchMain, freshLab, labOptions } from '../agent-policy/lab-run.js';
+import { e2eLabOptions } from '../../e2e/framework/lab-options.js';
+import { benchMain, freshLab } from '../agent-policy/lab-run.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const runsAt = argv.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 10;
-const options = labOptions(20, '/var/run/antrea-ts-lab-bench-20', pino({ level: 'silent' }));
+const options = e2eLabOptions(20, { owner: 'bench' });
 const CRD = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows' };
 const POLL_MS = 20;
 
