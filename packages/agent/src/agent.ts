@@ -29,6 +29,7 @@ import { removeEgressState } from './egress/egress-removal.js';
 import type { EgressSource } from './egress/egress-source.js';
 import { AgentError } from './errors.js';
 import { type RunningFlowExporter, startAgentFlowExporter } from './flowexporter/agent-flow-exporter.js';
+import type { AggregatorClientTls } from './flowexporter/aggregator-tls.js';
 import type { NodeInfo, NodeSource } from './k8s/node-source.js';
 import { registerPolicyAndConntrackMetrics } from './metrics/agent-collectors.js';
 import { OvsFlowMetrics } from './metrics/ovs-flow-metrics.js';
@@ -38,6 +39,7 @@ import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
 import type { ControllerConnection } from './networkpolicy/controller-connection.js';
 import { dnsResolver } from './networkpolicy/fqdn/dns-resolver.js';
 import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
+import { NodePolicyIptables } from './networkpolicy/node/node-policy-iptables.js';
 import { PacketInHandler } from './networkpolicy/packet-in-handler.js';
 import { NplIptables } from './nodeportlocal/iptables-rules.js';
 import { LocalPortOpener } from './nodeportlocal/local-port-opener.js';
@@ -77,8 +79,8 @@ import { ProxyMetrics } from './proxy/proxy-metrics.js';
 import { ServiceGroupIndex } from './proxy/service-group-index.js';
 import { ServiceRoutes } from './proxy/service-routes.js';
 import type { ServiceSource } from './proxy/service-source.js';
-import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { ovsStaleUdpConntrack } from './proxy/stale-udp-conntrack.js';
+import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
 import { type AgentBundleSource, agentBundleCollector } from './supportbundle/agent-collectors.js';
 import type { BundleUploader } from './supportbundle/bundle-uploader.js';
@@ -158,6 +160,8 @@ export interface AgentDeps {
    * config.flowExporter's gate and `enable`, connections of local Pods are exported over IPFIX.
    */
   readonly conntrackDump?: () => Promise<string>;
+  /** The Flow Aggregator's CA and client certificate from Kubernetes, for the gRPC flow export (`kubeAggregatorTls`). */
+  readonly flowAggregatorTls?: () => Promise<AggregatorClientTls>;
 }
 
 /** Facts learned at start-up. */
@@ -206,6 +210,8 @@ export class Agent {
   private healthChecks: HealthCheckServer | undefined;
   private egress: EgressAgent | undefined;
   private npl: NodePortLocalController | undefined;
+  /** NodeNetworkPolicy's iptables rules, when the gate is on. */
+  private nodePolicyRules: NodePolicyIptables | undefined;
   private flowExporter: RunningFlowExporter | undefined;
 
   constructor(private readonly deps: AgentDeps) {
@@ -281,10 +287,10 @@ export class Agent {
           if (n.name === config.nodeName) {
             localNode = n;
             nodeArrived?.();
+            this.proxier?.setNodeZone(n.zone);
           }
           if (routeSink) routeSink.upsert(n);
           else pending.set(n.name, n);
-            this.proxier?.setNodeZone(n.zone);
         },
         remove: (name) => {
           if (routeSink) routeSink.remove(name);
@@ -445,6 +451,16 @@ export class Agent {
     let policySynced = true;
     // AntreaProxy's group ids per Service, for NetworkPolicy toServices peers.
     const serviceGroups = config.antreaProxy.enable && deps.services ? new ServiceGroupIndex() : undefined;
+    // NodeNetworkPolicy: the chains are set up without touching a previous run's policy rules,
+    // which keep applying until the first realization rewrites them. Off: they go.
+    const nodePolicyRules = new NodePolicyIptables(deps.nodeRunner, this.log);
+    if (config.nodeNetworkPolicy && deps.policyConnection) {
+      await nodePolicyRules.prepare();
+      this.nodePolicyRules = nodePolicyRules;
+    } else
+      await nodePolicyRules
+        .cleanup()
+        .catch((err: unknown) => this.log.warn({ err }, 'removing NodeNetworkPolicy rules failed'));
     if (deps.policyConnection) {
       const policy = new NetworkPolicyController({
         node: config.nodeName,
@@ -461,6 +477,7 @@ export class Agent {
           resolve: dnsResolver(config.dnsServerOverride || undefined),
         },
         ...(serviceGroups ? { serviceGroups } : {}),
+        ...(this.nodePolicyRules ? { nodeRules: this.nodePolicyRules } : {}),
       });
       this.policy = policy;
       this.unsubscribePods = this.store.onChange(() => policy.podsChanged());
@@ -504,6 +521,8 @@ export class Agent {
         logger: this.log,
         metrics: proxyMetrics,
         endpointSelection: endpointSelectionFor(config.datapathType),
+        ...(localNode?.zone ? { nodeZone: localNode.zone } : {}),
+        ...(deps.datapathAppctl ? { staleUdpConntrack: ovsStaleUdpConntrack(deps.datapathAppctl) } : {}),
         ...(serviceGroups ? { serviceGroups } : {}),
         ...(this.proxyAllHost && this.healthChecks
           ? {
@@ -518,8 +537,6 @@ export class Agent {
       if (policySynced && this.policy) policySynced = await this.policyRealizedWithinWait(this.policy);
     }
 
-        ...(localNode?.zone ? { nodeZone: localNode.zone } : {}),
-        ...(deps.datapathAppctl ? { staleUdpConntrack: ovsStaleUdpConntrack(deps.datapathAppctl) } : {}),
     // 4f. NodePortLocal: DNAT in iptables, not OVS, so it does not wait for the round switch. When
     //     disabled, a previous run's chain goes.
     const nplIptables = new NplIptables(deps.nodeRunner, this.log);
@@ -583,6 +600,7 @@ export class Agent {
         ...(deps.clusterLookup && {
           resolveService: deps.clusterLookup.serviceClusterIp.bind(deps.clusterLookup),
         }),
+        ...(deps.flowAggregatorTls && { readTls: deps.flowAggregatorTls }),
         logger: this.log,
       });
     }
@@ -759,6 +777,7 @@ export class Agent {
           ...(this.proxier ? ['AntreaProxy', 'TopologyAwareHints', 'ServiceTrafficDistribution'] : []),
           ...(this.proxier && deps.datapathAppctl ? ['CleanupStaleUDPSvcConntrack'] : []),
           ...(this.npl ? ['NodePortLocal'] : []),
+          ...(this.nodePolicyRules ? ['NodeNetworkPolicy'] : []),
           ...(this.egress ? ['Egress'] : []),
           ...(this.flowExporter ? ['FlowExporter'] : []),
         ]),

@@ -79,10 +79,21 @@ export interface AgentConfig {
    * in Antrea; off: no EgressMark table, and a previous run's Egress IPs and chains are removed.
    */
   readonly egress: boolean;
+  /**
+   * TrafficControl (antrea-agent.conf `featureGates.TrafficControl`, Alpha, off by default as in
+   * Antrea): mirror or redirect selected Pods' packets to a port; off: no TrafficControl table.
+   */
+  readonly trafficControl: boolean;
   /** Egress settings (antrea-agent.conf `egress`), used when the gate is on. */
   readonly egressConfig: EgressConfig;
   /** NodePortLocal (antrea-agent.conf `nodePortLocal`). */
   readonly nodePortLocal: NodePortLocalConfig;
+  /**
+   * NodeNetworkPolicy (antrea-agent.conf `featureGates.NodeNetworkPolicy`, Alpha, off by default as
+   * in Antrea): ClusterNetworkPolicies applied to Nodes are enforced in the Node's iptables; off: a
+   * previous run's chains are removed.
+   */
+  readonly nodeNetworkPolicy: boolean;
   /** Flow exporter (antrea-agent.conf `flowExporter` + `featureGates.FlowExporter`); none: off. */
   readonly flowExporter?: FlowExporterConfig;
   /**
@@ -156,8 +167,10 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   dnsServerOverride: '',
   fqdnCacheMinTTL: 0,
   egress: true,
+  trafficControl: false,
   egressConfig: Object.freeze({ exceptCIDRs: Object.freeze([]), maxEgressIPsPerNode: 255 }),
   nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
+  nodeNetworkPolicy: false,
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {
@@ -256,11 +269,12 @@ export function peerPath(mode: TrafficEncapMode, localNodeSubnet: string, peerNo
   }
 }
 
-/** The datapath features the configuration asks for: the service tables only with AntreaProxy, EgressMark with Egress. */
+/** The datapath features the configuration asks for: the service tables only with AntreaProxy, EgressMark with Egress, TrafficControl with its gate. */
 export function pipelineFeatures(
-  cfg: Pick<AgentConfig, 'antreaProxy'> & { readonly egress?: boolean },
+  cfg: Pick<AgentConfig, 'antreaProxy'> & { readonly egress?: boolean; readonly trafficControl?: boolean },
 ): ReadonlySet<Feature> {
   const features = new Set([...DEFAULT_FEATURES].filter((f) => f !== 'service' || cfg.antreaProxy.enable));
   if (cfg.egress) features.add('egress');
+  if (cfg.trafficControl) features.add('trafficControl');
   return features;
 }

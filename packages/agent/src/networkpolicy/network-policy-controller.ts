@@ -66,6 +66,11 @@ export interface NetworkPolicyControllerOptions {
    * such peers match nothing, as in Antrea, where they need AntreaProxy.
    */
   readonly serviceGroups?: ServiceGroupSource;
+  /**
+   * NodeNetworkPolicy (feature gate): receives, at each realization, the rules applied to this Node
+   * itself (appliedTo nodeSelector), which are enforced in the Node's iptables rather than in OVS.
+   */
+  readonly nodeRules?: { sync(rules: readonly CompletedRule[]): Promise<void> };
 }
 
 interface Counters {
@@ -339,6 +344,7 @@ export class NetworkPolicyController implements PolicyWatchSink {
         ...dnsInterceptFlows(this.options.ctx, fqdnPodPorts(fqdnRules)),
       ];
       await this.options.flows.replace(POLICY_FLOW_OWNER, flows);
+      await this.options.nodeRules?.sync(rules.filter((r) => r.appliedToNodes.includes(this.options.node)));
       this.realizedFqdnVersion = fqdnVersion;
       this.realized = computed.realized;
       const priorities = new Map(computed.conjunctions.map((cj) => [cj.conjId, cj.actionPriority]));

@@ -52,6 +52,8 @@ export interface CompletedRule {
     readonly none: boolean;
   };
   readonly appliedTo: readonly AppliedPod[];
+  /** Nodes the rule applies to (NodeNetworkPolicy: appliedTo nodeSelector), sorted. */
+  readonly appliedToNodes: readonly string[];
   readonly services: readonly Service[];
 }
 
@@ -146,8 +148,10 @@ export class RuleCache {
           for (const [k, m] of this.addressGroups.get(ag) ?? []) members.set(k, m);
         }
         const applied = new Map<string, AppliedPod>();
+        const nodes = new Set<string>();
         for (const atg of atgs) {
           for (const m of this.appliedToGroups.get(atg)?.values() ?? []) {
+            if (m.node) nodes.add(m.node.name);
             if (!m.pod) continue;
             const key = `${m.pod.namespace}/${m.pod.name}`;
             const pod = this.pods.get(key);
@@ -178,6 +182,7 @@ export class RuleCache {
                 (peerSpec.toServices?.length ?? 0) === 0),
           },
           appliedTo: [...applied.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v),
+          appliedToNodes: [...nodes].sort(),
           services: rule.services ?? [],
         });
       });

@@ -100,7 +100,8 @@ interface RulePart {
   readonly ofports: number[];
 }
 
-function memberIntervals(members: readonly GroupMember[]): Interval[] {
+/** The IPv4 addresses of group members, one interval each. */
+export function memberIntervals(members: readonly GroupMember[]): Interval[] {
   const out: Interval[] = [];
   for (const m of members) {
     for (const ip of m.ips ?? []) {
