@@ -14,6 +14,7 @@ import {
   KubeEgressSource,
   KubeNplAnnotator,
   KubeTraceflowApi,
+  kubeAggregatorTls,
   kubeClusterLookup,
   LogLevelControl,
   netnsPathExists,
@@ -125,6 +126,7 @@ async function main(): Promise<number> {
     conntrackDump: ovsConntrackDump(datapathAppctl, CT_ZONE),
     datapathAppctl,
     clusterLookup: kubeClusterLookup(kubeConfig),
+    flowAggregatorTls: kubeAggregatorTls(kubeConfig),
     logLevel,
     supportBundle: {
       logs: logRing,

@@ -3,6 +3,7 @@
 // endpoints, and links SIGTERM/SIGINT to one AbortController.
 import { randomInt } from 'node:crypto';
 import {
+  CertificateProvider,
   FlowAggregator,
   type FlowRecordExporter,
   fillPodMetadata,
@@ -60,7 +61,7 @@ function loadKubeConfig(path: string | undefined): KubeConfig | undefined {
 async function main(): Promise<void> {
   let options: FlowAggregatorOptions;
   try {
-    options = loadOptions(process.argv);
+    options = loadOptions(process.argv, process.env);
   } catch (err) {
     const code = (err as { exitCode?: number }).exitCode;
     if (typeof code !== 'number') pino({ base: { app: 'flow-aggregator' } }).fatal({ err }, 'bad options');
@@ -71,11 +72,25 @@ async function main(): Promise<void> {
   const c = options.config;
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const pods = kubeConfig ? new PodInformer(kubeConfig, logger) : undefined;
-  if (!pods) logger.warn('no kubeconfig and not in a Pod: records go out without Pod metadata from the API');
+  if (!pods)
+    logger.warn(
+      'no kubeconfig and not in a Pod: records go out without Pod metadata from the API, and no gRPC collector (its certificates live in Kubernetes)',
+    );
+  // As Antrea, the gRPC collector always runs (with the CA and client certificate kept in
+  // Kubernetes for the agents); aggregatorTransportProtocol only picks the IPFIX collector.
+  const tls = kubeConfig
+    ? await new CertificateProvider({
+        kubeConfig,
+        namespace: options.namespace,
+        ...(c.flowAggregatorAddress ? { extraAddress: c.flowAggregatorAddress } : {}),
+        logger,
+      }).sync()
+    : undefined;
   const aggregator = new FlowAggregator({
     host: options.bindAddress,
     port: options.ipfixPort,
     transports: c.aggregatorTransportProtocol === 'none' ? [] : [c.aggregatorTransportProtocol],
+    ...(tls ? { grpc: { port: options.grpcPort, tls } } : {}),
     activeTimeoutMs: c.activeFlowRecordTimeoutMs,
     inactiveTimeoutMs: c.inactiveFlowRecordTimeoutMs,
     exporters: exporters(options, logger),

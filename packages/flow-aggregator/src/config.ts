@@ -12,6 +12,8 @@ export interface FlowAggregatorConfig {
   readonly activeFlowRecordTimeoutMs: number;
   readonly inactiveFlowRecordTimeoutMs: number;
   readonly aggregatorTransportProtocol: 'tcp' | 'udp' | 'none';
+  /** One more DNS name or IP in the gRPC server certificate (Antrea's `flowAggregatorAddress`). */
+  readonly flowAggregatorAddress: string;
   readonly recordContents: { readonly podLabels: boolean };
   readonly apiServer: { readonly apiPort: number };
   readonly flowCollector: {
@@ -143,6 +145,7 @@ export function parseConfig(text: string): FlowAggregatorConfig {
     activeFlowRecordTimeoutMs: seconds('activeFlowRecordTimeout', '60s'),
     inactiveFlowRecordTimeoutMs: seconds('inactiveFlowRecordTimeout', '90s'),
     aggregatorTransportProtocol: transport as 'tcp' | 'udp' | 'none',
+    flowAggregatorAddress: typed(doc, 'flowAggregatorAddress', 'string', ''),
     recordContents: Object.freeze({
       podLabels: typed(section(doc, 'recordContents'), 'podLabels', 'boolean', false),
     }),

@@ -8,6 +8,8 @@ export const FLOW_AGGREGATOR_ERROR_CODES = {
   FA_UNSUPPORTED: 'FA_UNSUPPORTED',
   /** The collecting process could not listen. */
   FA_LISTEN: 'FA_LISTEN',
+  /** The CA, client or server certificate could not be read, made or published in Kubernetes. */
+  FA_TLS: 'FA_TLS',
 } as const;
 
 export type FlowAggregatorErrorCode =

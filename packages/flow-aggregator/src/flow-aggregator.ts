@@ -1,4 +1,9 @@
-import type { DecodedDataRecord } from '@antrea-ts/ipfix';
+import {
+  type DecodedDataRecord,
+  type FlowServerTls,
+  GrpcFlowCollector,
+  type NamedFlowValues,
+} from '@antrea-ts/ipfix';
 import type { Logger } from 'pino';
 import { AggregationProcess, type AggregationStats } from './aggregation.js';
 import { CollectingProcess, type CollectorTransport } from './collecting-process.js';
@@ -12,6 +17,11 @@ export interface FlowAggregatorOptions {
   readonly port: number;
   /** Empty: no collecting process (aggregatorTransportProtocol none). */
   readonly transports: readonly CollectorTransport[];
+  /**
+   * Antrea's gRPC collector (FlowExportService, mutual TLS), the agents' default transport: its port
+   * (14739 in Antrea, 0 picks a free one) and certificates. Absent: IPFIX only.
+   */
+  readonly grpc?: { readonly port: number; readonly tls: FlowServerTls };
   readonly activeTimeoutMs: number;
   readonly inactiveTimeoutMs: number;
   readonly exporters: readonly FlowRecordExporter[];
@@ -28,6 +38,8 @@ export interface FlowAggregatorStats extends AggregationStats {
   readonly exportRounds: number;
   readonly decodeErrors: number;
   readonly sessions: number;
+  /** Agents' gRPC export streams open now. */
+  readonly grpcSessions: number;
 }
 
 /**
@@ -39,6 +51,7 @@ export class FlowAggregator {
   private readonly log: Logger;
   readonly aggregation: AggregationProcess;
   private readonly collector: CollectingProcess | undefined;
+  private readonly grpcCollector: GrpcFlowCollector | undefined;
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
   private exported = 0;
@@ -63,11 +76,25 @@ export class FlowAggregator {
             onRecords: (records) => this.take(records),
           })
         : undefined;
+    this.grpcCollector = o.grpc
+      ? new GrpcFlowCollector({
+          host: o.host,
+          port: o.grpc.port,
+          tls: o.grpc.tls,
+          logger: o.logger,
+          onRecords: (records) => this.takeNamed(records),
+        })
+      : undefined;
   }
 
   /** The collecting process's port (0 without one). */
   get port(): number {
     return this.collector?.port ?? 0;
+  }
+
+  /** The gRPC collector's port (0 without one). */
+  get grpcPort(): number {
+    return this.grpcCollector?.port ?? 0;
   }
 
   get ready(): boolean {
@@ -79,19 +106,21 @@ export class FlowAggregator {
       ...this.aggregation.stats(),
       exported: this.exported,
       exportRounds: this.exportRounds,
-      decodeErrors: this.collector?.decodeErrors ?? 0,
+      decodeErrors: (this.collector?.decodeErrors ?? 0) + (this.grpcCollector?.decodeErrors ?? 0),
       sessions: this.collector?.sessions ?? 0,
+      grpcSessions: this.grpcCollector?.sessions ?? 0,
     };
   }
 
   async start(signal?: AbortSignal): Promise<void> {
     for (const e of this.o.exporters) await e.start();
     await this.collector?.start();
+    await this.grpcCollector?.start();
     this.timer = setInterval(() => void this.flush(), this.o.expiryIntervalMs ?? 500);
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     this.started = true;
     this.log.info(
-      { port: this.port, exporters: this.o.exporters.map((e) => e.name) },
+      { port: this.port, grpcPort: this.grpcPort, exporters: this.o.exporters.map((e) => e.name) },
       'flow aggregator started',
     );
   }
@@ -110,12 +139,17 @@ export class FlowAggregator {
     this.started = false;
     clearInterval(this.timer);
     await this.collector?.stop();
+    await this.grpcCollector?.stop();
     await this.flush();
     for (const e of this.o.exporters) await e.stop();
   }
 
   private take(records: readonly DecodedDataRecord[]): void {
     for (const r of records) this.aggregation.add(r.values as FlowValues);
+  }
+
+  private takeNamed(records: readonly NamedFlowValues[]): void {
+    for (const r of records) this.aggregation.add(r as FlowValues);
   }
 
   private async exportDue(): Promise<void> {

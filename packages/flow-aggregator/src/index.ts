@@ -14,3 +14,5 @@ export * from './health-server.js';
 export * from './k8s/pod-informer.js';
 export * from './k8s/pod-metadata.js';
 export * from './testing-records.js';
+export * from './tls/certificate-provider.js';
+export * from './tls/certificates.js';

@@ -10,6 +10,8 @@ export const IPFIX_ERROR_CODES = {
   IPFIX_UNKNOWN_ELEMENT: 'IPFIX_UNKNOWN_ELEMENT',
   /** Sending failed: no connection to the collector, or the socket failed while writing. */
   IPFIX_SEND: 'IPFIX_SEND',
+  /** A TLS handshake with the flow aggregator failed (untrusted CA, name mismatch, client certificate refused). */
+  IPFIX_TLS: 'IPFIX_TLS',
   /** The exporter or collector was closed. */
   IPFIX_CLOSED: 'IPFIX_CLOSED',
 } as const;

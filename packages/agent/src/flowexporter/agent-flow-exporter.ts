@@ -5,6 +5,7 @@ import type { CompletedRule } from '../networkpolicy/rule-cache.js';
 import { ServiceCTMarkField } from '../openflow/fields.js';
 import type { FlowCache } from '../openflow/flow-cache.js';
 import { agentFlowMetadata, podsByIp, servicePortNames } from './agent-metadata.js';
+import type { AggregatorClientTls } from './aggregator-tls.js';
 import type { FlowExporterConfig } from './config.js';
 import { FlowExporter } from './flow-exporter.js';
 import { podCidrClassifier, readOncePerTurn } from './flow-type.js';
@@ -20,6 +21,8 @@ export interface AgentFlowExporterDeps {
   readonly podCidrs: () => readonly string[];
   readonly ruleOfConjId: (id: number) => CompletedRule | undefined;
   readonly resolveService?: (namespace: string, name: string) => Promise<string | undefined>;
+  /** The Flow Aggregator's CA and client certificate (gRPC transport). */
+  readonly readTls?: () => Promise<AggregatorClientTls>;
   readonly logger: Logger;
 }
 
@@ -47,6 +50,7 @@ export function startAgentFlowExporter(d: AgentFlowExporterDeps): RunningFlowExp
     classify: podCidrClassifier(readOncePerTurn(d.podCidrs)),
     networkPolicyOnly: d.networkPolicyOnly,
     ...(d.resolveService ? { resolveService: d.resolveService } : {}),
+    ...(d.readTls ? { readTls: d.readTls } : {}),
     logger: d.logger,
   });
   exporter.start();

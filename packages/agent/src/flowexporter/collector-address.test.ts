@@ -22,11 +22,17 @@ describe('flowCollectorAddr', () => {
       transport: 'udp',
     });
     expect(parseCollectorAddress('10.0.0.5::udp').port).toBe(4739);
+    // Antrea's chart default.
+    expect(parseCollectorAddress('flow-aggregator/flow-aggregator:14739:grpc')).toEqual({
+      host: 'flow-aggregator/flow-aggregator',
+      port: 14739,
+      transport: 'grpc',
+    });
   });
 
   it('refuses what it cannot speak or parse', () => {
     expect(() => parseCollectorAddress('10.0.0.5:4739:tls')).toThrow(/tls is not supported/);
-    expect(() => parseCollectorAddress('10.0.0.5:4739:grpc')).toThrow(/grpc/);
+    expect(() => parseCollectorAddress('10.0.0.5:4739:sctp')).toThrow(/unknown protocol sctp/);
     expect(() => parseCollectorAddress('10.0.0.5:99999')).toThrow(/bad port/);
     expect(() => parseCollectorAddress(':4739')).toThrow(/no host/);
     expect(() => parseCollectorAddress('10.0.0.5:1:tcp:x')).toThrow(/expected/);

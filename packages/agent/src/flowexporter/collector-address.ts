@@ -4,17 +4,21 @@ import { AgentError } from '../errors.js';
 /** IANA's IPFIX port, Antrea's default when flowCollectorAddr names none. */
 export const DEFAULT_COLLECTOR_PORT = 4739;
 
+/** IPFIX over tcp/udp, or Antrea's gRPC flow export (mutual TLS with the Flow Aggregator's certificates). */
+export type CollectorTransport = IpfixTransport | 'grpc';
+
 export interface CollectorAddress {
   /** An IP, a DNS name, or `<namespace>/<name>` of a Service (resolved to its ClusterIP). */
   readonly host: string;
   readonly port: number;
-  readonly transport: IpfixTransport;
+  readonly transport: CollectorTransport;
 }
 
 /**
- * Antrea's `flowCollectorAddr`: `<HOST>:[<PORT>][:<PROTO>]`, IPv6 hosts in brackets. Antrea
- * defaults PROTO to `tls`; this agent speaks `tcp` and `udp` only, so a missing PROTO means `tcp`
- * and `tls`/`grpc` are refused.
+ * Antrea's `flowCollectorAddr`: `<HOST>:[<PORT>][:<PROTO>]`, IPv6 hosts in brackets. PROTO is
+ * `grpc` (Antrea's chart default, with `:14739`), `tcp` or `udp`. Antrea's code defaults a missing
+ * PROTO to IPFIX over `tls`, which this agent does not speak: a missing PROTO means `tcp` here and
+ * `tls` is refused.
  */
 export function parseCollectorAddress(text: string): CollectorAddress {
   const invalid = (why: string) =>
@@ -38,7 +42,7 @@ export function parseCollectorAddress(text: string): CollectorAddress {
   const port = rest[0] ? Number(rest[0]) : DEFAULT_COLLECTOR_PORT;
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw invalid(`bad port ${rest[0]}`);
   const proto = rest[1] || 'tcp';
-  if (proto === 'tls' || proto === 'grpc') throw invalid(`${proto} is not supported yet (use tcp or udp)`);
-  if (proto !== 'tcp' && proto !== 'udp') throw invalid(`unknown protocol ${proto}`);
+  if (proto === 'tls') throw invalid('IPFIX over tls is not supported yet (use grpc, tcp or udp)');
+  if (proto !== 'tcp' && proto !== 'udp' && proto !== 'grpc') throw invalid(`unknown protocol ${proto}`);
   return { host, port, transport: proto };
 }

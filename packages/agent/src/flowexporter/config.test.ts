@@ -6,7 +6,7 @@ describe('flowExporter config', () => {
     expect(flowExporterConfig(undefined, undefined)).toEqual({
       featureGate: false,
       enable: false,
-      collector: { host: 'flow-aggregator/flow-aggregator', port: 4739, transport: 'tcp' },
+      collector: { host: 'flow-aggregator/flow-aggregator', port: 14739, transport: 'grpc' },
       pollIntervalMs: 5000,
       activeTimeoutMs: 5000,
       idleTimeoutMs: 15_000,
@@ -56,12 +56,12 @@ describe('flowExporter config', () => {
   });
 
   it('does not refuse to start over a section it will not use (exporter off)', () => {
-    const antreaChart = { enable: true, flowCollectorAddr: 'flow-aggregator/flow-aggregator:14739:grpc' };
-    expect(flowExporterConfig(antreaChart, false)).toMatchObject({
+    const ipfixTls = { enable: true, flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:tls' };
+    expect(flowExporterConfig(ipfixTls, false)).toMatchObject({
       featureGate: false,
-      collector: { port: 4739 },
+      collector: { port: 14739, transport: 'grpc' },
     });
-    expect(flowExporterConfig({ ...antreaChart, enable: false }, true).enable).toBe(false);
-    expect(() => flowExporterConfig(antreaChart, true)).toThrow(/grpc/);
+    expect(flowExporterConfig({ ...ipfixTls, enable: false }, true).enable).toBe(false);
+    expect(() => flowExporterConfig(ipfixTls, true)).toThrow(/tls/);
   });
 });

@@ -30,10 +30,10 @@ export interface FlowExporterFileSection {
   readonly protocolFilter?: readonly string[] | null;
 }
 
-/** Antrea's chart defaults, with tcp instead of its `grpc`/`tls` (not spoken here). */
+/** Antrea's chart defaults: gRPC with mutual TLS to the flow-aggregator Service. */
 export const FLOW_EXPORTER_DEFAULTS: FlowExporterFileSection = Object.freeze({
   enable: false,
-  flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:tcp',
+  flowCollectorAddr: 'flow-aggregator/flow-aggregator:14739:grpc',
   flowPollInterval: '5s',
   activeFlowExportTimeout: '5s',
   idleFlowExportTimeout: '15s',
@@ -51,8 +51,7 @@ const PROTOCOLS: Readonly<Record<string, number>> = { tcp: 6, udp: 17, sctp: 132
 
 /**
  * Validated config from the file's section and the gate. With the exporter off, a section this
- * agent cannot use (say Antrea's default `grpc` collector) does not stop the agent: the defaults
- * stand in.
+ * agent cannot use (say IPFIX over `tls`) does not stop the agent: the defaults stand in.
  */
 export function flowExporterConfig(
   file: FlowExporterFileSection | undefined,

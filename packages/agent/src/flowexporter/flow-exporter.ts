@@ -1,9 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { IpfixExporter, type IpfixTransport } from '@antrea-ts/ipfix';
 import type { Logger } from 'pino';
+import type { AggregatorClientTls } from './aggregator-tls.js';
+import type { CollectorTransport } from './collector-address.js';
+import { type CollectorSession, collectorServerName, openCollectorSession } from './collector-session.js';
 import { type ConnectionMetadata, ConnectionStore } from './connection-store.js';
 import { parseConntrackLines } from './conntrack-dump.js';
-import { IPV4_TEMPLATE, ipv4RecordValues } from './flow-record.js';
+import { ipv4RecordValues } from './flow-record.js';
 import { flowTypeOf, type IpClassifier, UNSUPPORTED_FLOW } from './flow-type.js';
 
 /**
@@ -20,7 +22,13 @@ const MIN_TICK_MS = 100;
 
 export interface FlowExporterOptions {
   readonly nodeName: string;
-  readonly collector: { readonly host: string; readonly port: number; readonly transport: IpfixTransport };
+  readonly collector: {
+    readonly host: string;
+    readonly port: number;
+    readonly transport: CollectorTransport;
+  };
+  /** The Flow Aggregator's CA and client certificate, read at each new gRPC session. */
+  readonly readTls?: () => Promise<AggregatorClientTls>;
   /** How often conntrack is read (Antrea's flowPollInterval). */
   readonly pollIntervalMs: number;
   readonly activeTimeoutMs: number;
@@ -54,15 +62,16 @@ export interface FlowExporterStats {
 
 /**
  * antrea-agent's flow exporter (feature gate FlowExporter): polls the Node's conntrack, keeps the
- * connections of local Pods with their Pod, Service and policy metadata, and sends an IPFIX
- * record for each when its active or idle export timeout comes, or when it ends. While the
+ * connections of local Pods with their Pod, Service and policy metadata, and sends a record for
+ * each (IPFIX over tcp/udp, or a `Flow` over Antrea's gRPC export) when its active or idle export
+ * timeout comes, or when it ends. While the
  * collector is away connections keep their place in the queue (their deltas grow) and the
  * session is retried with backoff; a new session starts with the template.
  */
 export class FlowExporter {
   private readonly log: Logger;
   readonly store: ConnectionStore;
-  private exporter: IpfixExporter | undefined;
+  private exporter: CollectorSession | undefined;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -144,7 +153,7 @@ export class FlowExporter {
         const type = flowTypeOf(f.conn, this.o.classify, this.o.networkPolicyOnly);
         if (type !== UNSUPPORTED_FLOW) records.push(ipv4RecordValues(f, this.o.nodeName, type));
       }
-      if (records.length) await exporter.send(IPV4_TEMPLATE, records);
+      if (records.length) await exporter.send(records);
       sent += records.length;
       this.counts.recordsExported += records.length;
     }
@@ -175,22 +184,21 @@ export class FlowExporter {
   }
 
   /** The live session, opening one when the backoff allows; undefined while waiting to retry. */
-  private async session(): Promise<IpfixExporter | undefined> {
+  private async session(): Promise<CollectorSession | undefined> {
     if (this.exporter?.connected) return this.exporter;
     if (this.now() < this.retryAtMs) return undefined;
     this.dropSession();
     try {
-      const host = await this.resolveHost(this.o.collector.host);
-      const exporter = new IpfixExporter({
-        host,
+      const exporter = await openCollectorSession({
+        host: await this.resolveHost(this.o.collector.host),
         port: this.o.collector.port,
         transport: this.o.collector.transport,
+        serverName: collectorServerName(this.o.collector.host),
         domainId: observationDomainId(this.o.nodeName),
-        templates: [IPV4_TEMPLATE],
+        ...(this.o.readTls ? { readTls: this.o.readTls } : {}),
         logger: this.log,
         now: this.now,
       });
-      await exporter.connect();
       this.exporter = exporter;
       this.counts.reconnections++;
       this.retryDelayMs = MIN_RETRY_MS;
