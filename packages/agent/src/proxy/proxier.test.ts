@@ -102,9 +102,9 @@ describe('Proxier', () => {
     expect(groupOf(flows.batches[0], WEB)?.buckets).toHaveLength(2);
     expect(flows.prunes).toBe(1);
     const text = await registry.metrics();
-    expect(text).toMatch(/antrea_proxy_total_services_installed 2/);
-    expect(text).toMatch(/antrea_proxy_total_endpoints_installed 2/);
-    expect(text).toMatch(/antrea_proxy_sync_proxy_rules_duration_seconds_count 1/);
+    expect(text).toMatch(/antrea_proxy_total_services_installed{ip_family="v4"} 2/);
+    expect(text).toMatch(/antrea_proxy_total_endpoints_installed{ip_family="v4"} 2/);
+    expect(text).toMatch(/antrea_proxy_sync_proxy_rules_duration_seconds_count{ip_family="v4"} 1/);
     await proxier.stop();
   });
 
@@ -398,15 +398,15 @@ describe('Proxier: each sync recomputes only the Services events touched, and mi
     world.upsertService(service('web', {}, { [SERVICE_PROXY_NAME_LABEL]: 'other' }));
     await proxier.idle();
     expect(owners(flows.batches.at(-1))).toEqual([`${WEB} (removed)`]);
-    expect(await registry.metrics()).toMatch(/antrea_proxy_total_services_installed 0/);
+    expect(await registry.metrics()).toMatch(/antrea_proxy_total_services_installed{ip_family="v4"} 0/);
     world.upsertSlice(slice('s1', 'web', [{ ip: '10.10.0.7' }, { ip: '10.10.0.8' }]));
     world.upsertService(service('web', {}, { [SERVICE_PROXY_NAME_LABEL]: 'mine' }));
     await proxier.idle();
     expect(bucketsOf(flows, WEB)).toBe(2);
     expect(onSwitch(flows)).toEqual(await world.fromScratch());
     const text = await registry.metrics();
-    expect(text).toMatch(/antrea_proxy_total_services_installed 1/);
-    expect(text).toMatch(/antrea_proxy_total_endpoints_installed 2/);
+    expect(text).toMatch(/antrea_proxy_total_services_installed{ip_family="v4"} 1/);
+    expect(text).toMatch(/antrea_proxy_total_endpoints_installed{ip_family="v4"} 2/);
   });
 
   it('skipServices: a skipped Service’s events write nothing; a ClusterIP moving onto a skipped IP removes the port', async () => {

@@ -59,4 +59,22 @@ describe('ProxyMetrics.countUpdates', () => {
     expect(seen).toHaveLength(11);
     expect(seen.at(-1)).toBe('synced');
   });
+
+  it('every AntreaProxy metric carries ip_family="v4", as Antrea’s constant label', async () => {
+    const registry = new Registry();
+    const m = new ProxyMetrics(registry);
+    m.syncDuration.observe(0.01);
+    const metrics = await registry.getMetricsAsJSON();
+    expect(metrics.map((x) => x.name).sort()).toEqual([
+      'antrea_proxy_sync_proxy_rules_duration_seconds',
+      'antrea_proxy_total_endpoints_installed',
+      'antrea_proxy_total_endpoints_updates',
+      'antrea_proxy_total_services_installed',
+      'antrea_proxy_total_services_updates',
+    ]);
+    for (const metric of metrics) {
+      expect(metric.values.length, metric.name).toBeGreaterThan(0);
+      for (const v of metric.values) expect(v.labels['ip_family'], metric.name).toBe('v4');
+    }
+  });
 });
