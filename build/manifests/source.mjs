@@ -13,8 +13,9 @@ export const DEFAULT_VALUES = {
   trafficEncapMode: 'encap',
   tunnelType: 'geneve',
   noSNAT: false,
-  // Egress is on by default, as in Antrea (its `egress` keys below apply then); FlowExporter off.
-  featureGates: { AntreaPolicy: true, Egress: true, FlowExporter: false },
+  // Egress is on by default, as in Antrea (its `egress` keys below apply then); FlowExporter and
+  // ServiceExternalIP (LoadBalancer IPs from ExternalIPPools, agent and controller) off.
+  featureGates: { AntreaPolicy: true, Egress: true, FlowExporter: false, ServiceExternalIP: false },
   // AntreaProxy: Services load-balanced in OVS for Pod traffic; proxyAll makes it the kube-proxy
   // replacement (NodePorts, the Node's own Service traffic), which then needs kubeAPIServerOverride.
   antreaProxy: {
@@ -68,6 +69,8 @@ export const AGENT_RULES = [
   rule([''], ['nodes', 'pods', 'namespaces', 'services', 'endpoints'], READ),
   // NodePortLocal publishes its mappings in a Pod annotation, patched through pods/status as Antrea does.
   rule([''], ['pods/status'], ['patch']),
+  // ServiceExternalIP: the Node holding a Service's external IP writes its name into the ingress.
+  rule([''], ['services/status'], ['update', 'patch']),
   rule([''], ['configmaps'], READ),
   rule(['discovery.k8s.io'], ['endpointslices'], READ),
   rule(['networking.k8s.io'], ['networkpolicies'], READ),
@@ -93,6 +96,8 @@ export const AGENT_RULES = [
 export const CONTROLLER_RULES = [
   rule([''], ['pods', 'namespaces', 'services', 'endpoints'], READ),
   rule([''], ['nodes'], [...READ, 'patch', 'update']),
+  // ServiceExternalIP: status.loadBalancer.ingress of LoadBalancer Services with a pool.
+  rule([''], ['services/status'], ['update', 'patch']),
   rule([''], ['configmaps'], [...READ, 'create', 'update', 'patch']),
   // Secrets: a SupportBundleCollection's upload credentials (any name it references), and the
   // controller's own serving certificate and CA, kept across restarts in antrea-controller-tls.

@@ -173,6 +173,7 @@ export function loadOptions(
     webhooks: o.webhooks,
     antreaPolicy: gates['AntreaPolicy'] ?? true,
     adminNetworkPolicy: gates['AdminNetworkPolicy'] ?? false,
+    serviceExternalIP: gates['ServiceExternalIP'] ?? false,
     enablePrometheusMetrics: file.enablePrometheusMetrics ?? true,
     controllerInfoIntervalMs: interval * 1000,
     ...(nodeIPAM ? { nodeIPAM } : {}),

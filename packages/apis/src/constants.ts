@@ -13,3 +13,5 @@ export const CONTROLPLANE_APISERVICE_NAME = 'v1beta2.controlplane.antrea.io';
 export const CRD_GROUP = 'crd.antrea.io';
 /** Conntrack zone used for all Pod traffic on br-int. */
 export const CT_ZONE = 65520;
+/** Service annotation naming the ExternalIPPool a LoadBalancer Service's IP comes from (ServiceExternalIP). */
+export const SERVICE_EXTERNAL_IP_POOL_ANNOTATION = 'service.antrea.io/external-ip-pool';

@@ -34,6 +34,14 @@ import type { CidrAllocatorOptions } from '../nodeipam/cidr-allocator.js';
 import { KubeNodeClient } from '../nodeipam/kube-node-client.js';
 import { NodeIpamController } from '../nodeipam/node-ipam-controller.js';
 import { protobufCodec } from '../protobuf-codec.js';
+import {
+  KubeServiceExternalIPWriter,
+  makeServiceExternalIPInformers,
+} from '../serviceexternalip/kube-service-external-ip.js';
+import {
+  ServiceExternalIPController,
+  type ServiceExternalIPInformers,
+} from '../serviceexternalip/service-external-ip-controller.js';
 import { KubeStatusWriter } from '../status/kube-status-writer.js';
 import { StatusController } from '../status/status-controller.js';
 import { RamStore, type SpannedObject } from '../store/ram-store.js';
@@ -91,6 +99,11 @@ export interface AntreaControllerConfig {
    * Alpha gate of that name, off by default. Their CRDs must be installed.
    */
   adminNetworkPolicy?: boolean;
+  /**
+   * ServiceExternalIP: IPs of ExternalIPPools for LoadBalancer Services annotated
+   * service.antrea.io/external-ip-pool (Antrea's Beta gate of that name, off by default here).
+   */
+  serviceExternalIP?: boolean;
 }
 
 export interface AntreaControllerDeps {
@@ -100,6 +113,7 @@ export interface AntreaControllerDeps {
   /** Test doubles; default client-node informers. */
   informers?: PolicyInformers;
   egressInformers?: EgressInformers;
+  serviceExternalIPInformers?: ServiceExternalIPInformers;
   metricsRegistry?: Registry;
   /** Support bundle inputs: the process's recent log lines and values known to be secret. */
   supportBundle?: { logs?: LogRing; secrets?: () => Promise<string[]> };
@@ -116,6 +130,7 @@ export class AntreaController {
   readonly addressGroups = new RamStore<InternalAddressGroup>('AddressGroup');
   readonly egressGroups = new RamStore<InternalEgressGroup>('EgressGroup');
   readonly egress: EgressController | undefined;
+  readonly serviceExternalIP: ServiceExternalIPController | undefined;
   readonly #egressHub: { start(): void; stop(): void } | undefined;
   readonly api: ControllerApi;
   /** Per-policy and per-rule traffic the agents report (stats.antrea.io; the dashboard reads it). */
@@ -258,6 +273,19 @@ export class AntreaController {
       });
       this.#egressHub = registerEgressGroupResource(registry, this.egressGroups, logger);
     }
+    if (config.serviceExternalIP) {
+      this.serviceExternalIP = new ServiceExternalIPController({
+        informers: deps.serviceExternalIPInformers ?? makeServiceExternalIPInformers(kc),
+        writer: new KubeServiceExternalIPWriter(kc),
+        logger,
+        // With Egress on, the Egress controller writes the pools' usage, Services' IPs included.
+        writesPoolUsage: this.egress === undefined,
+      });
+      if (this.egress) {
+        this.serviceExternalIP.followClaims(this.egress);
+        this.egress.followClaims(this.serviceExternalIP);
+      }
+    }
     this.supportBundleCollections =
       (config.supportBundleCollection ?? true)
         ? new SupportBundleCollectionController({
@@ -382,6 +410,7 @@ export class AntreaController {
     this.#log.info(this.#engine.counts(), 'initial policy computation done');
     this.#egressHub?.start();
     await this.egress?.start();
+    await this.serviceExternalIP?.start();
     if (!this.#started) return;
     this.#status?.start();
     if (this.#tiers) {
@@ -451,6 +480,7 @@ export class AntreaController {
     this.#tlsSecret?.stop();
     await this.server.stop();
     this.api.stop();
+    await this.serviceExternalIP?.stop();
     await this.egress?.stop();
     this.#egressHub?.stop();
     this.#status?.stop();

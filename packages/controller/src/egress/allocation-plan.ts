@@ -8,30 +8,46 @@ import {
   rangesSize,
 } from '@antrea-ts/apis';
 
-// Which Egress holds which pool IP, derived from the objects alone: the allocations live in the
-// Egresses' spec.egressIP (written back as Antrea does), so a restarted controller rebuilds the
-// same state from its first list and nothing else has to be persisted.
+// Which object holds which pool IP, derived from the objects alone: Egresses keep their allocation
+// in spec.egressIP, LoadBalancer Services in status.loadBalancer.ingress (as Antrea does), so a
+// restarted controller rebuilds the same state from its first list and nothing else is persisted.
+// Egresses and Services draw from the same ExternalIPPools, so both are claims on one plan.
 
 export interface PoolUsage {
   total: number;
   used: number;
 }
 
+/** One object's claim on a pool IP. Keys must be unique across kinds (e.g. `Service:ns/name`). */
+export interface PoolClaim {
+  readonly key: string;
+  readonly pool: string;
+  /** The IP the object holds or asks for; none: any free IP of the pool. */
+  readonly ip?: string | undefined;
+  /** creationTimestamp in ms: older claims keep an IP two claim. */
+  readonly createdMs: number;
+}
+
+/** The claims of another controller on the same pools (their IPs are taken here too). */
+export interface PoolClaimSource {
+  /** Claims with an IP: held, or written and not seen back yet. */
+  heldClaims(): PoolClaim[];
+  /** `changed` runs when those claims may have changed. */
+  onChange(changed: () => void): void;
+}
+
 export interface AllocationPlan {
-  /** Egresses with a pool and no egressIP: the IP to write into their spec. */
+  /** Claims without an IP: the IP to write into their object. */
   readonly toWrite: ReadonlyMap<string, string>;
-  /** Egresses whose pool IP is theirs (already written or to be written). */
+  /** Claims whose pool IP is theirs (already written or to be written). */
   readonly allocated: ReadonlyMap<string, string>;
-  /** Egresses with a pool that cannot have an IP, and why (Antrea's AllocationError). */
+  /** Claims that cannot have an IP, and why (Antrea's AllocationError). */
   readonly failed: ReadonlyMap<string, string>;
   readonly usage: ReadonlyMap<string, PoolUsage>;
 }
 
-const byAge = (a: Egress, b: Egress): number => {
-  const ta = a.metadata.creationTimestamp ? new Date(a.metadata.creationTimestamp).getTime() : 0;
-  const tb = b.metadata.creationTimestamp ? new Date(b.metadata.creationTimestamp).getTime() : 0;
-  return ta - tb || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
-};
+const byAge = (a: PoolClaim, b: PoolClaim): number =>
+  a.createdMs - b.createdMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 function lowestFree(ranges: readonly Ipv4Range[], used: ReadonlySet<number>): number | undefined {
   for (const r of ranges) {
@@ -41,68 +57,65 @@ function lowestFree(ranges: readonly Ipv4Range[], used: ReadonlySet<number>): nu
 }
 
 /**
- * Older Egresses keep their IPs when two claim the same one; the rest get the lowest free IPs of
- * their pools in age order. `pending` are IPs this controller already wrote and the informer has
- * not shown yet: they stay with their Egress, so one IP is never handed out twice.
+ * Older claims keep their IPs when two claim the same one; the rest get the lowest free IPs of
+ * their pools in age order. `pending` are IPs already written for a claim and not seen back yet:
+ * they stay with their claim, so one IP is never handed out twice.
  */
-export function planAllocations(
+export function planPoolClaims(
   pools: readonly ExternalIPPool[],
-  egresses: readonly Egress[],
+  claims: readonly PoolClaim[],
   pending: ReadonlyMap<string, string> = new Map(),
 ): AllocationPlan {
   const ranges = new Map<string, Ipv4Range[] | string>();
   for (const p of pools) if (p.metadata.name) ranges.set(p.metadata.name, poolRanges(p));
   const used = new Map<string, Set<number>>();
+  const usedIn = (pool: string) => {
+    const set = used.get(pool) ?? new Set<number>();
+    used.set(pool, set);
+    return set;
+  };
   const toWrite = new Map<string, string>();
   const allocated = new Map<string, string>();
   const failed = new Map<string, string>();
-  const withPool = egresses.filter((e) => e.spec.externalIPPool).sort(byAge);
-  const waiting: Egress[] = [];
+  const waiting: PoolClaim[] = [];
 
-  for (const e of withPool) {
-    const name = e.metadata.name ?? '';
-    const poolName = e.spec.externalIPPool ?? '';
-    const r = ranges.get(poolName);
+  for (const c of [...claims].sort(byAge)) {
+    const r = ranges.get(c.pool);
     if (r === undefined) {
-      failed.set(name, `ExternalIPPool ${poolName} does not exist`);
+      failed.set(c.key, `ExternalIPPool ${c.pool} does not exist`);
       continue;
     }
     if (typeof r === 'string') {
-      failed.set(name, `ExternalIPPool ${poolName} is invalid: ${r}`);
+      failed.set(c.key, `ExternalIPPool ${c.pool} is invalid: ${r}`);
       continue;
     }
-    const wanted = e.spec.egressIP ?? pending.get(name);
+    const wanted = c.ip ?? pending.get(c.key);
     if (wanted === undefined) {
-      waiting.push(e);
+      waiting.push(c);
       continue;
     }
     const ip = ipv4ToNumber(wanted);
-    const poolUsed = used.get(poolName) ?? new Set<number>();
-    used.set(poolName, poolUsed);
+    const poolUsed = usedIn(c.pool);
     if (ip === undefined || !rangesContain(r, ip)) {
-      failed.set(name, `IP ${wanted} is not within the IP range of ExternalIPPool ${poolName}`);
+      failed.set(c.key, `IP ${wanted} is not within the IP range of ExternalIPPool ${c.pool}`);
     } else if (poolUsed.has(ip)) {
-      failed.set(name, `IP ${wanted} of ExternalIPPool ${poolName} is already allocated`);
+      failed.set(c.key, `IP ${wanted} of ExternalIPPool ${c.pool} is already allocated`);
     } else {
       poolUsed.add(ip);
-      allocated.set(name, wanted);
-      if (e.spec.egressIP === undefined) toWrite.set(name, wanted);
+      allocated.set(c.key, wanted);
+      if (c.ip === undefined) toWrite.set(c.key, wanted);
     }
   }
-  for (const e of waiting) {
-    const name = e.metadata.name ?? '';
-    const poolName = e.spec.externalIPPool ?? '';
-    const r = ranges.get(poolName) as Ipv4Range[];
-    const poolUsed = used.get(poolName) ?? new Set<number>();
-    used.set(poolName, poolUsed);
-    const ip = lowestFree(r, poolUsed);
+  for (const c of waiting) {
+    const poolUsed = usedIn(c.pool);
+    const ip = lowestFree(ranges.get(c.pool) as Ipv4Range[], poolUsed);
     if (ip === undefined) {
-      failed.set(name, `ExternalIPPool ${poolName} has no free IP`);
+      failed.set(c.key, `ExternalIPPool ${c.pool} has no free IP`);
       continue;
     }
     poolUsed.add(ip);
-    allocated.set(name, numberToIpv4(ip));
-    toWrite.set(name, numberToIpv4(ip));
+    allocated.set(c.key, numberToIpv4(ip));
+    toWrite.set(c.key, numberToIpv4(ip));
   }
   const usage = new Map<string, PoolUsage>();
   for (const [name, r] of ranges) {
@@ -110,4 +123,34 @@ export function planAllocations(
     usage.set(name, { total: rangesSize(r), used: used.get(name)?.size ?? 0 });
   }
   return { toWrite, allocated, failed, usage };
+}
+
+/** creationTimestamp in ms (0 when absent), for claim order. */
+export function createdMsOf(meta: { creationTimestamp?: Date | string | undefined }): number {
+  return meta.creationTimestamp ? new Date(meta.creationTimestamp).getTime() : 0;
+}
+
+/** An Egress with a pool as a claim, keyed by its name (Egresses are cluster-scoped). */
+export function egressClaim(e: Egress): PoolClaim | undefined {
+  if (!e.spec.externalIPPool) return undefined;
+  return {
+    key: e.metadata.name ?? '',
+    pool: e.spec.externalIPPool,
+    ip: e.spec.egressIP,
+    createdMs: createdMsOf(e.metadata),
+  };
+}
+
+/**
+ * The Egresses' plan, keyed by Egress name; `others` are claims of other kinds on the same pools
+ * (LoadBalancer Services), which compete in the same age order and count in the usage.
+ */
+export function planAllocations(
+  pools: readonly ExternalIPPool[],
+  egresses: readonly Egress[],
+  pending: ReadonlyMap<string, string> = new Map(),
+  others: readonly PoolClaim[] = [],
+): AllocationPlan {
+  const claims = egresses.flatMap((e) => egressClaim(e) ?? []);
+  return planPoolClaims(pools, [...claims, ...others], pending);
 }

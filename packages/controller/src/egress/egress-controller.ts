@@ -11,8 +11,15 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { InformerLike } from '../informers/informers.js';
 import type { RamStore } from '../store/ram-store.js';
-import { type PoolUsage, planAllocations } from './allocation-plan.js';
+import {
+  egressClaim,
+  type PoolClaim,
+  type PoolClaimSource,
+  type PoolUsage,
+  planAllocations,
+} from './allocation-plan.js';
 import { computeEgressGroup, type InternalEgressGroup, sameEgressGroup } from './egress-group.js';
+import { followInto, restartStoppedInformers } from './informer-cache.js';
 
 /** Writes to kube-apiserver; failures are retried by the next sync. */
 export interface EgressWriter {
@@ -44,9 +51,6 @@ export interface EgressControllerOptions {
   retryMs?: number;
 }
 
-const keyOf = (o: { metadata?: { name?: string; namespace?: string } }) =>
-  `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-
 /** Only what EgressGroups need of a Pod: the cache holds every Pod of the cluster. */
 function slimPod(pod: V1Pod): V1Pod {
   return {
@@ -68,27 +72,6 @@ function slimPod(pod: V1Pod): V1Pod {
   };
 }
 
-/** A cache fed by one informer's events (optionally keeping a reduced copy of each object). */
-function follow<T extends { metadata?: { name?: string; namespace?: string } }>(
-  informer: InformerLike<T>,
-  cache: Map<string, T>,
-  changed: () => void,
-  keep: (o: T) => T = (o) => o,
-): void {
-  informer.on('add', (o) => {
-    cache.set(keyOf(o), keep(o));
-    changed();
-  });
-  informer.on('update', (o) => {
-    cache.set(keyOf(o), keep(o));
-    changed();
-  });
-  informer.on('delete', (o) => {
-    cache.delete(keyOf(o));
-    changed();
-  });
-}
-
 /**
  * antrea-controller's Egress side (Antrea's pkg/controller/egress and externalippool): allocates
  * pool IPs to Egresses that have a pool and no egressIP, writes the IPAllocated condition and each
@@ -96,7 +79,7 @@ function follow<T extends { metadata?: { name?: string; namespace?: string } }>(
  * Every sync recomputes all of it from the informers' caches (the state is small: a handful of
  * Egresses); syncs are serialized and coalesced.
  */
-export class EgressController {
+export class EgressController implements PoolClaimSource {
   readonly #opts: EgressControllerOptions;
   readonly #log: Logger;
   readonly #egresses = new Map<string, Egress>();
@@ -107,6 +90,9 @@ export class EgressController {
   readonly #pending = new Map<string, string>();
   #started = false;
   readonly #loop: SyncLoop;
+  readonly #claimListeners: Array<() => void> = [];
+  /** Claims of other kinds on the pools (ServiceExternalIP's Services): avoided, and counted in the usage. */
+  #otherClaims: PoolClaimSource | undefined;
 
   constructor(opts: EgressControllerOptions) {
     this.#opts = opts;
@@ -117,21 +103,22 @@ export class EgressController {
       ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
     });
     const changed = () => this.#loop.schedule();
+    // Only Egress events change what the other claimants read (heldClaims), not Pod churn.
+    const egressChanged = () => {
+      changed();
+      for (const listener of this.#claimListeners) listener();
+    };
     const inf = opts.informers;
-    follow(inf.egresses, this.#egresses, changed);
-    follow(inf.externalIPPools, this.#pools, changed);
-    follow(inf.pods, this.#pods, changed, slimPod);
-    follow(inf.namespaces, this.#namespaces, changed);
-    // client-node informers stop on a failed list or watch (e.g. the CRDs not installed yet).
-    for (const informer of [inf.egresses, inf.externalIPPools, inf.pods, inf.namespaces]) {
-      informer.on('error', (err) => {
-        if (!this.#started) return;
-        this.#log.warn({ err: String(err) }, 'Egress informer failed; restarting');
-        setTimeout(() => {
-          if (this.#started) void informer.start().catch(() => undefined);
-        }, this.#opts.retryMs ?? 1000);
-      });
-    }
+    followInto(inf.egresses, this.#egresses, egressChanged);
+    followInto(inf.externalIPPools, this.#pools, changed);
+    followInto(inf.pods, this.#pods, changed, slimPod);
+    followInto(inf.namespaces, this.#namespaces, changed);
+    restartStoppedInformers(
+      [inf.egresses, inf.externalIPPools, inf.pods, inf.namespaces] as Array<InformerLike<never>>,
+      () => this.#started,
+      (err) => this.#log.warn({ err: String(err) }, 'Egress informer failed; restarting'),
+      this.#opts.retryMs ?? 1000,
+    );
   }
 
   /** Lists everything, then syncs once; resolves after that first sync. */
@@ -157,6 +144,26 @@ export class EgressController {
     return own;
   }
 
+  /** Shares the pools with another claimant (before start). */
+  followClaims(source: PoolClaimSource): void {
+    this.#otherClaims = source;
+    source.onChange(() => this.#loop.schedule());
+  }
+
+  heldClaims(): PoolClaim[] {
+    const out: PoolClaim[] = [];
+    for (const e of this.#egresses.values()) {
+      const claim = egressClaim(e);
+      const ip = claim && (claim.ip ?? this.#pending.get(claim.key));
+      if (claim && ip) out.push({ ...claim, key: `Egress:${claim.key}`, ip });
+    }
+    return out;
+  }
+
+  onChange(changed: () => void): void {
+    this.#claimListeners.push(changed);
+  }
+
   /** Settles when no sync is running or queued (tests). */
   idle(): Promise<void> {
     return this.#loop.idle();
@@ -168,7 +175,8 @@ export class EgressController {
       const e = this.#egresses.get(`/${name}`);
       if (!e || e.spec.egressIP !== undefined || !e.spec.externalIPPool) this.#pending.delete(name);
     }
-    const plan = planAllocations([...this.#pools.values()], egresses, this.#pending);
+    const others = this.#otherClaims?.heldClaims() ?? [];
+    const plan = planAllocations([...this.#pools.values()], egresses, this.#pending, others);
     this.#syncGroups(egresses);
     const errors: unknown[] = [];
     const attempt = async (what: string, write: () => Promise<void>) => {
@@ -181,10 +189,12 @@ export class EgressController {
     };
     // Objects rewritten here are stale now: their status waits for the informer's next version.
     const rewritten = new Set<string>();
+    // Every new IP is pending before the first write: the other claimants read them meanwhile.
+    for (const [name, ip] of plan.toWrite) if (this.#egresses.get(`/${name}`)) this.#pending.set(name, ip);
+    if (plan.toWrite.size > 0) for (const listener of this.#claimListeners) listener();
     for (const [name, ip] of plan.toWrite) {
       const e = this.#egresses.get(`/${name}`);
       if (!e || e.spec.egressIP !== undefined) continue;
-      this.#pending.set(name, ip);
       this.#log.info({ egress: name, ip, pool: e.spec.externalIPPool }, 'allocated Egress IP');
       rewritten.add(name);
       await attempt(`egressIP of ${name}`, () => this.#opts.writer.setEgressIP(e, ip));
