@@ -13,20 +13,22 @@ import {
 } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addPod, type Lab, type LabNode, type LabPod, ping, pingOutput, startLab } from './lab.js';
+import {
+  addPod,
+  captureDuring,
+  type Lab,
+  type LabNode,
+  type LabPod,
+  ping,
+  pingOutput,
+  startLab,
+} from './lab.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
 /** What crosses a Node's uplink while `traffic` runs: tcpdump lines matching `filter`. */
-async function capture(n: LabNode, filter: string, traffic: () => Promise<unknown>): Promise<string> {
-  const seen = n.node.netns.exec(
-    ['sh', '-c', 'timeout 5 tcpdump -n -l -c 2 -i eth0 "$1" 2>/dev/null; true', 'capture', filter],
-    { timeoutMs: 10_000 },
-  );
-  await new Promise((r) => setTimeout(r, 700));
-  await traffic();
-  return seen;
-}
+const capture = (n: LabNode, filter: string, traffic: () => Promise<unknown>): Promise<string> =>
+  captureDuring(n.node.netns, filter, traffic);
 
 const routeTo = (n: LabNode, cidr: string) => n.node.netns.exec(['ip', 'route', 'show', cidr]);
 

@@ -266,6 +266,35 @@ export function pingOutput(from: Netns, ip: string, count = 5): Promise<string> 
   return from.exec(['sh', '-c', 'ping -c "$1" -i 0.2 -W 2 "$2"; true', 'ping', String(count), ip]);
 }
 
+/**
+ * The first `count` packets tcpdump sees on `netns`'s eth0 matching `filter`, while `traffic` runs
+ * again and again until it has them: tcpdump takes a moment to listen (seconds under load), so
+ * traffic sent once after a fixed pause can pass before it does. Empty when nothing matched in 30 s.
+ */
+export async function captureDuring(
+  netns: Netns,
+  filter: string,
+  traffic: () => Promise<unknown>,
+  count = 2,
+): Promise<string> {
+  let captured = false;
+  const seen = netns
+    .exec(
+      ['sh', '-c', `timeout 30 tcpdump -n -l -c ${count} -i eth0 "$1" 2>/dev/null; true`, 'capture', filter],
+      { timeoutMs: 40_000 },
+    )
+    .finally(() => {
+      captured = true;
+    });
+  try {
+    while (!captured) await traffic();
+  } catch (err) {
+    await seen.catch(() => undefined);
+    throw err;
+  }
+  return seen;
+}
+
 export interface LabNodeSpec {
   readonly name: string;
   readonly podCidr: string;

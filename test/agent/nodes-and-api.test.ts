@@ -5,7 +5,16 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentApiGet, caFromAgentInfo } from './agent-api-client.js';
-import { addPod, createNodeObject, type Lab, type LabNode, type LabPod, ping, startLab } from './lab.js';
+import {
+  addPod,
+  captureDuring,
+  createNodeObject,
+  type Lab,
+  type LabNode,
+  type LabPod,
+  ping,
+  startLab,
+} from './lab.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 
@@ -34,20 +43,24 @@ describe('Node route controller and agent API (Encap)', () => {
   it('installs the tunnel flow, ARP responder and host route when a Node appears, removes them when it goes', async () => {
     const n = nodes[0]!;
     await createNodeObject(kube, 'ghost', '10.40.9.0/24', '198.18.250.9');
+    const route = () => n.node.netns.exec(['ip', 'route', 'show', '10.40.9.0/24']);
     await waitFor(
       'tunnel flow for ghost',
       async () => (await flows(n)).includes('nw_dst=10.40.9.0/24'),
-      10_000,
+      30_000,
     );
     const f = await flows(n);
     expect(f).toContain('set_field:198.18.250.9->tun_dst');
     expect(f).toContain('arp_tpa=10.40.9.1');
-    expect(await n.node.netns.exec(['ip', 'route', 'show', '10.40.9.0/24'])).toContain(
-      'via 10.40.9.1 dev antrea-gw0 onlink',
-    );
+    // The agent installs a peer's flows, then its route (and removes them in that order too).
+    await waitFor('route to ghost', async () => (await route()) !== '', 30_000);
+    expect(await route()).toContain('via 10.40.9.1 dev antrea-gw0 onlink');
     await kube.kubectl(['delete', 'node', 'ghost']);
-    await waitFor('tunnel flow removed', async () => !(await flows(n)).includes('10.40.9.'), 10_000);
-    expect(await n.node.netns.exec(['ip', 'route', 'show', '10.40.9.0/24'])).toBe('');
+    await waitFor('tunnel flow removed', async () => !(await flows(n)).includes('10.40.9.'), 30_000);
+    await waitFor('route to ghost removed', async () => (await route()) === '', 30_000).catch(
+      () => undefined,
+    );
+    expect(await route()).toBe('');
   });
 
   it('serves podinterfaces, ovsflows, agentinfo, health and metrics over HTTPS to the loopback token', async () => {
@@ -147,11 +160,12 @@ describe('NoEncap: Nodes on one subnet route Pod traffic without a tunnel', () =
     const rules = await n1.node.netns.exec(['iptables', '-t', 'nat', '-S', 'ANTREA-POSTROUTING']);
     expect(rules).toContain('-d 10.50.2.0/24');
     // b1 sees a1's own address (no masquerade): capture one echo request's source on b1.
-    const seen = b1.netns.exec(['timeout', '5', 'tcpdump', '-n', '-c', '1', '-i', 'eth0', 'icmp'], {
-      timeoutMs: 10_000,
-    });
-    await new Promise((r) => setTimeout(r, 500));
-    await a1.netns.exec(['ping', '-c', '2', '-W', '1', b1.ip]);
-    expect(await seen).toContain(`${a1.ip} > ${b1.ip}`);
+    const seen = await captureDuring(
+      b1.netns,
+      'icmp',
+      () => a1.netns.exec(['ping', '-c', '2', '-W', '1', b1.ip]),
+      1,
+    );
+    expect(seen).toContain(`${a1.ip} > ${b1.ip}`);
   });
 });

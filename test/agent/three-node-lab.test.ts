@@ -1,4 +1,4 @@
-import { createNetns, createVethPair, type Netns, run, uniqueTag } from '@antrea-ts/harness';
+import { createNetns, createVethPair, type Netns, run, uniqueTag, waitFor } from '@antrea-ts/harness';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPod, type Lab, type LabNode, type LabPod, ping, startLab } from './lab.js';
@@ -101,8 +101,11 @@ describe('three-Node lab: Encap (Geneve) on userspace OVS', () => {
 
   it('TCP across Nodes through conntrack', async () => {
     const [a1, , b1] = pods as [LabPod, LabPod, LabPod];
-    const server = b1.netns.exec(['iperf3', '-s', '-1', '-p', '7777'], { timeoutMs: 20_000 });
-    await new Promise((r) => setTimeout(r, 300));
+    const server = b1.netns.exec(['iperf3', '-s', '-1', '-p', '7777'], { timeoutMs: 60_000 });
+    // The client connects once: wait until the server listens (a fixed pause can be too short under load).
+    await waitFor('iperf3 listening', async () =>
+      (await b1.netns.exec(['ss', '-Hltn', 'sport = :7777'])).includes('LISTEN'),
+    );
     const out = JSON.parse(await a1.netns.exec(['iperf3', '-c', b1.ip, '-p', '7777', '-t', '1', '-J'])) as {
       end: { sum_received: { bytes: number } };
     };
