@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Agent,
@@ -13,8 +14,8 @@ import {
   KubeAgentInfoWriter,
   KubeEgressSource,
   KubeNplAnnotator,
+  KubePacketCaptureApi,
   KubeTraceflowApi,
-  kubeAggregatorTls,
   kubeClusterLookup,
   LogLevelControl,
   netnsPathExists,
@@ -23,6 +24,7 @@ import {
   overrideServer,
   ovsConntrackDump,
   ShellCommandRunner,
+  TcpdumpCapturer,
   vswitchdAppctl,
 } from '@antrea-ts/agent';
 import { CT_ZONE, LogRing } from '@antrea-ts/apis';
@@ -122,11 +124,18 @@ async function main(): Promise<number> {
     packetIn,
     policyAuditLog,
     traceflowApi: new KubeTraceflowApi(kubeConfig, logger),
+    // PacketCapture (featureGates.PacketCapture): Antrea's file directory and, as in its Pod, the
+    // Secret in the agent's Namespace and the Pod name in status.filePath.
+    packetCapture: {
+      api: new KubePacketCaptureApi(kubeConfig, process.env['POD_NAMESPACE'] ?? 'kube-system', logger),
+      capturer: new TcpdumpCapturer(),
+      directory: join(tmpdir(), 'antrea', 'packetcapture', 'packets'),
+      agentPodName: process.env['POD_NAME'] ?? `antrea-agent-${options.agent.nodeName}`,
+    },
     traceFlow: ofprotoTracer(runner, options.agent.bridgeName, options.ovsRunDir),
     conntrackDump: ovsConntrackDump(datapathAppctl, CT_ZONE),
     datapathAppctl,
     clusterLookup: kubeClusterLookup(kubeConfig),
-    flowAggregatorTls: kubeAggregatorTls(kubeConfig),
     logLevel,
     supportBundle: {
       logs: logRing,

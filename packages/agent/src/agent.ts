@@ -70,6 +70,9 @@ import { Pipeline } from './openflow/pipeline.js';
 import { initBridge, persistRound } from './ovs/bridge-init.js';
 import { PortBatcher } from './ovs/port-batcher.js';
 import type { VswitchdAppctl } from './ovs/vswitchd-appctl.js';
+import type { PacketCaptureApi } from './packetcapture/kube-packet-capture-api.js';
+import { PacketCaptureController } from './packetcapture/packet-capture-controller.js';
+import type { PacketCapturer } from './packetcapture/tcpdump-capturer.js';
 import { HealthCheckServer } from './proxy/health-check-server.js';
 import { serviceKey, serviceOwnerPrefix } from './proxy/model.js';
 import { NodePortIptables } from './proxy/nodeport-iptables.js';
@@ -140,6 +143,16 @@ export interface AgentDeps {
   readonly bundleUploader?: BundleUploader;
   /** Traceflow CRs; with `packetIn`, this Node injects and observes Traceflow packets. */
   readonly traceflowApi?: TraceflowApi;
+  /**
+   * PacketCapture CRs, the capturer, where files go and the agent Pod's name (status.filePath);
+   * used with config.packetCapture. Uploads go through `bundleUploader`.
+   */
+  readonly packetCapture?: {
+    readonly api: PacketCaptureApi;
+    readonly capturer: PacketCapturer;
+    readonly directory: string;
+    readonly agentPodName: string;
+  };
   /** `ofproto/trace` on the bridge (antctl trace-packet); none: /ovstracing answers 501. */
   readonly traceFlow?: (flow: string) => Promise<string>;
   /** `ovs-appctl` on the Node's ovs-vswitchd, for the conntrack gauges of /metrics; none: not exported. */
@@ -205,6 +218,7 @@ export class Agent {
   private packetIns: PacketInHandler | undefined;
   private traceflow: TraceflowAgent | undefined;
   private collections: SupportBundleCollectionAgent | undefined;
+  private packetCaptures: PacketCaptureController | undefined;
   private proxier: Proxier | undefined;
   private proxyAllHost: ProxyAllHost | undefined;
   private healthChecks: HealthCheckServer | undefined;
@@ -721,6 +735,22 @@ export class Agent {
       });
       this.collections.start();
     }
+    // PacketCapture: without the CRD (or RBAC for it) the Node still networks.
+    if (config.packetCapture && deps.packetCapture) {
+      const packetCaptures = new PacketCaptureController({
+        ...deps.packetCapture,
+        nodeName: config.nodeName,
+        pods: () => this.store.list(),
+        uploader: deps.bundleUploader ?? new FileServerBundleUploader(this.log),
+        logger: this.log,
+      });
+      this.packetCaptures = packetCaptures;
+      await packetCaptures
+        .start(signal)
+        .catch((err: unknown) =>
+          this.log.warn({ err }, 'PacketCapture watch failed; PacketCapture disabled'),
+        );
+    }
 
     // 8. REST API and AntreaAgentInfo.
     if (deps.serveApi !== false) {
@@ -780,6 +810,7 @@ export class Agent {
           ...(this.nodePolicyRules ? ['NodeNetworkPolicy'] : []),
           ...(this.egress ? ['Egress'] : []),
           ...(this.flowExporter ? ['FlowExporter'] : []),
+          ...(this.packetCaptures ? ['PacketCapture'] : []),
         ]),
         logger: this.log,
       });
@@ -812,6 +843,7 @@ export class Agent {
     this.packetIns?.stop();
     await this.traceflow?.stop();
     await this.collections?.stop();
+    await this.packetCaptures?.stop();
     await this.policy?.stop();
     await this.proxier?.stop();
     await this.proxyAllHost?.stop();

@@ -97,6 +97,11 @@ export interface AgentConfig {
   /** Flow exporter (antrea-agent.conf `flowExporter` + `featureGates.FlowExporter`); none: off. */
   readonly flowExporter?: FlowExporterConfig;
   /**
+   * PacketCapture (antrea-agent.conf `featureGates.PacketCapture`, Alpha, off by default as in
+   * Antrea): this Node captures the PacketCaptures of its Pods with tcpdump.
+   */
+  readonly packetCapture: boolean;
+  /**
    * Antrea's `serviceCIDR`: with proxyAll the Node routes it to antrea-gw0 so its own processes
    * reach ClusterIPs; empty: each proxied ClusterIP gets a /32 route instead.
    */
@@ -168,6 +173,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   fqdnCacheMinTTL: 0,
   egress: true,
   trafficControl: false,
+  packetCapture: false,
   egressConfig: Object.freeze({ exceptCIDRs: Object.freeze([]), maxEgressIPsPerNode: 255 }),
   nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
   nodeNetworkPolicy: false,

@@ -23,6 +23,7 @@ const AGENT_GATES: readonly (readonly [string, FeatureGateInfo['version']])[] = 
   ['NetworkPolicyStats', 'BETA'],
   ['NodeNetworkPolicy', 'ALPHA'],
   ['NodePortLocal', 'GA'],
+  ['PacketCapture', 'ALPHA'],
   ['SecondaryNetwork', 'ALPHA'],
   ['ServiceTrafficDistribution', 'GA'],
   ['SupportBundleCollection', 'ALPHA'],
