@@ -16,6 +16,7 @@ import {
   KubeNplAnnotator,
   KubePacketCaptureApi,
   KubeTraceflowApi,
+  kubeAggregatorTls,
   kubeClusterLookup,
   LogLevelControl,
   netnsPathExists,
@@ -136,6 +137,7 @@ async function main(): Promise<number> {
     conntrackDump: ovsConntrackDump(datapathAppctl, CT_ZONE),
     datapathAppctl,
     clusterLookup: kubeClusterLookup(kubeConfig),
+    flowAggregatorTls: kubeAggregatorTls(kubeConfig),
     logLevel,
     supportBundle: {
       logs: logRing,
