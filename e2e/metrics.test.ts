@@ -10,6 +10,7 @@ import { poll, prometheusScrape, serviceAccountWithClusterRole } from '@antrea-t
 import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eLabOptions } from './framework/lab-options.js';
+import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const options = e2eLabOptions(34);
@@ -207,13 +208,6 @@ describe.skipIf(!isRoot)('Prometheus metrics on the lab', () => {
     expect(await connect('blocked', server, 2)).toEqual(Array(2).fill('timeout'));
 
     for (const node of [N1, N2]) {
-      const text = await agentMetrics(node);
-      const present = families(text);
-      expect(
-        AGENT_METRICS.filter((m) => !present.has(m)),
-        node,
-      ).toEqual([]);
-      const s = parseExposition(text);
       const nonZero = [
         'antrea_agent_local_pod_count',
         'antrea_agent_ovs_total_flow_count',
@@ -230,10 +224,18 @@ describe.skipIf(!isRoot)('Prometheus metrics on the lab', () => {
         'antrea_proxy_total_endpoints_updates',
         'antrea_proxy_sync_proxy_rules_duration_seconds_count',
       ];
-      expect(
-        nonZero.filter((m) => !(total(s, m) > 0)),
-        `${node}: zero where a value is expected`,
-      ).toEqual([]);
+      const missing = (text: string) => AGENT_METRICS.filter((m) => !families(text).has(m));
+      const zero = (s: Map<string, number>) => nonZero.filter((m) => !(total(s, m) > 0));
+      // Gauges read on scrape keep their last value when a reading fails (the conntrack dump under
+      // load): scrape again until every family is there and non-zero, then check that scrape.
+      const text = await settle(
+        () => agentMetrics(node),
+        (t) => missing(t).length === 0 && zero(parseExposition(t)).length === 0,
+        { timeoutMs: 30_000 },
+      );
+      expect(missing(text), node).toEqual([]);
+      const s = parseExposition(text);
+      expect(zero(s), `${node}: zero where a value is expected`).toEqual([]);
       expect(s.get('antrea_agent_ovs_flow_ops_count{operation="add"}'), node).toBeGreaterThan(0);
       // The per-table counts add up to the total.
       expect(total(s, 'antrea_agent_ovs_flow_count'), node).toBe(s.get('antrea_agent_ovs_total_flow_count'));
