@@ -80,6 +80,16 @@ export const AGENT_RULES = [
     ['traceflows', 'traceflows/status', 'egresses', 'egresses/status', 'externalippools'],
     [...READ, 'patch', 'update'],
   ),
+  // PacketCapture: the capturing Node watches the captures, writes their status (read, then
+  // replace, through /status) and reads the file server's credentials, that Secret only.
+  rule(['crd.antrea.io'], ['packetcaptures'], READ),
+  rule(['crd.antrea.io'], ['packetcaptures/status'], ['get', 'update']),
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    resourceNames: ['antrea-packetcapture-fileserver-auth'],
+    verbs: ['get'],
+  },
   rule(
     ['controlplane.antrea.io'],
     ['networkpolicies', 'appliedtogroups', 'addressgroups', 'egressgroups'],
