@@ -27,6 +27,7 @@ export * from './egress/egress-source.js';
 export * from './egress/kube-egress-source.js';
 export * from './errors.js';
 export * from './flowexporter/aggregator-tls.js';
+export * from './flowexporter/collector-session.js';
 export * from './flowexporter/config.js';
 export * from './flowexporter/flow-exporter.js';
 export * from './flowexporter/flow-record.js';

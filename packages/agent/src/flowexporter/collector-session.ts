@@ -59,13 +59,7 @@ export async function openCollectorSession(o: CollectorSessionOptions): Promise<
       now: o.now,
     });
     await exporter.connect();
-    return {
-      get connected() {
-        return exporter.connected;
-      },
-      send: (records) => exporter.send(records.map(namedRecord)),
-      close: () => exporter.close(),
-    };
+    return sessionOf(exporter, (records) => exporter.send(records.map(namedRecord)));
   }
   const exporter = new IpfixExporter({
     host: o.host,
@@ -77,13 +71,20 @@ export async function openCollectorSession(o: CollectorSessionOptions): Promise<
     now: o.now,
   });
   await exporter.connect();
+  return sessionOf(exporter, async (records) => {
+    await exporter.send(IPV4_TEMPLATE, records);
+  });
+}
+
+function sessionOf(
+  exporter: { readonly connected: boolean; close(): void },
+  send: CollectorSession['send'],
+): CollectorSession {
   return {
     get connected() {
       return exporter.connected;
     },
-    send: async (records) => {
-      await exporter.send(IPV4_TEMPLATE, records);
-    },
+    send,
     close: () => exporter.close(),
   };
 }

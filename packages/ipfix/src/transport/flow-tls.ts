@@ -46,16 +46,22 @@ export function probeTls(host: string, port: number, t: FlowClientTls, timeoutMs
     socket.once('error', (err) => fail(err.message, err));
     socket.once('secureConnect', () => {
       // With TLS 1.3 the server judges the client certificate after the client's side of the
-      // handshake is done: its verdict is an alert (the 'error' above) or a session ticket.
-      const done = () => {
+      // handshake is done: an alert or a plain close (refused), or a session ticket (accepted).
+      const timer = setTimeout(done, SERVER_VERDICT_WAIT_MS);
+      function done() {
         clearTimeout(timer);
-        socket.removeAllListeners('error');
+        socket.removeAllListeners();
         socket.on('error', () => undefined);
         socket.destroy();
         resolve();
-      };
-      const timer = setTimeout(done, SERVER_VERDICT_WAIT_MS);
+      }
       socket.once('session', done);
+      socket.once('end', () => {
+        clearTimeout(timer);
+        fail(
+          'the aggregator closed the connection after the handshake: it refused the client certificate (not signed by its CA?)',
+        );
+      });
     });
   });
 }
