@@ -12,9 +12,9 @@ const hasIpv4ClusterIp = (svc: V1Service): boolean =>
 export class ProxyMetrics {
   // Antrea's five metrics all carry the constant label ip_family (v4 here: AntreaProxy is IPv4
   // only), so dashboards that select or sum by it find ours; the first three are bound to it.
-  readonly servicesInstalled: Pick<Gauge, 'set'>;
-  readonly endpointsInstalled: Pick<Gauge, 'set'>;
-  readonly syncDuration: Pick<Histogram, 'observe'>;
+  readonly servicesInstalled: { set(value: number): void };
+  readonly endpointsInstalled: { set(value: number): void };
+  readonly syncDuration: { observe(value: number): void };
   readonly servicesUpdates: Counter<'ip_family'>;
   readonly endpointsUpdates: Counter<'ip_family'>;
 
