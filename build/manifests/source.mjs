@@ -34,12 +34,12 @@ export const DEFAULT_VALUES = {
   nodePortLocal: { enable: false, portRange: '61000-62000' },
   // Egress: destinations that bypass Egress SNAT, and the pool IPs one Node holds at most.
   egress: { exceptCIDRs: [], maxEgressIPsPerNode: 255 },
-  // Flow Exporter (with featureGates.FlowExporter): local Pods' connections as IPFIX to the Flow
-  // Aggregator Service of build/yamls/flow-aggregator.yml. Transport tcp or udp only: Antrea's tls and
-  // grpc are not implemented here.
+  // Flow Exporter (with featureGates.FlowExporter): local Pods' connections to the Flow Aggregator
+  // Service of build/yamls/flow-aggregator.yml, over gRPC with mutual TLS as Antrea's default (or
+  // IPFIX over tcp/udp on 4739; Antrea's IPFIX over tls is not implemented here).
   flowExporter: {
     enable: false,
-    flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:tcp',
+    flowCollectorAddr: 'flow-aggregator/flow-aggregator:14739:grpc',
     flowPollInterval: '5s',
     activeFlowExportTimeout: '5s',
     idleFlowExportTimeout: '15s',
@@ -243,7 +243,8 @@ function agentConf(r) {
     ),
     `  maxEgressIPsPerNode: ${r.scalar('egress.maxEgressIPsPerNode')}`,
     '# flowExporter: needs featureGates.FlowExporter too. flowCollectorAddr is <HOST>:[<PORT>][:<PROTO>],',
-    '# HOST may be <namespace>/<Service>; PROTO tcp or udp (tls and grpc are not implemented here).',
+    '# HOST may be <namespace>/<Service>; PROTO grpc (mutual TLS with the certificates the Flow Aggregator',
+    '# publishes in its namespace), tcp or udp (IPFIX; tls is not implemented here).',
     'flowExporter:',
     `  enable: ${r.scalar('flowExporter.enable')}`,
     ...[
@@ -665,8 +666,11 @@ export const FLOW_AGGREGATOR_VALUES = {
   image: DEFAULT_VALUES.image,
   activeFlowRecordTimeout: '60s',
   inactiveFlowRecordTimeout: '90s',
-  // tcp or udp (or none); Antrea's default tls is not implemented. The Service serves both.
+  // The IPFIX collector: tcp or udp (or none); Antrea's default tls is not implemented. The gRPC
+  // collector (the agents' default, port 14739, mutual TLS) always runs, as in Antrea.
   aggregatorTransportProtocol: 'tcp',
+  // One more DNS name or IP in the gRPC server certificate (besides flow-aggregator.<ns>.svc).
+  flowAggregatorAddress: '',
   recordContents: { podLabels: false },
   apiServer: { apiPort: 10348 },
   flowCollector: {
@@ -701,8 +705,12 @@ function flowAggregatorConf(r) {
     'mode: Aggregate',
     json('activeFlowRecordTimeout', 'activeFlowRecordTimeout: '),
     json('inactiveFlowRecordTimeout', 'inactiveFlowRecordTimeout: '),
-    '# tcp, udp or none: the agents must use the same in flowExporter.flowCollectorAddr (no tls here).',
+    '# The IPFIX collector on 4739: tcp, udp or none (no tls here). The gRPC collector (14739, mutual',
+    "# TLS, the agents' default) always runs; its CA and client certificate go to the Secrets",
+    '# flow-aggregator-ca-tls and flow-aggregator-client-tls and the CA to the ConfigMap flow-aggregator-ca.',
     json('aggregatorTransportProtocol', 'aggregatorTransportProtocol: '),
+    '# One more DNS name or IP for the gRPC server certificate.',
+    json('flowAggregatorAddress', 'flowAggregatorAddress: '),
     'recordContents:',
     `  podLabels: ${r.scalar('recordContents.podLabels')}`,
     '# /livez, /readyz and /stats, plain HTTP.',
@@ -757,6 +765,7 @@ function flowAggregatorDeployment(r) {
               ports: [
                 { name: 'ipfix-tcp', containerPort: 4739, protocol: 'TCP' },
                 { name: 'ipfix-udp', containerPort: 4739, protocol: 'UDP' },
+                { name: 'grpc', containerPort: 14739, protocol: 'TCP' },
                 { name: 'api', containerPort: r.block('apiServer.apiPort'), protocol: 'TCP' },
               ],
               readinessProbe: { httpGet: { path: '/readyz', port: 'api' }, periodSeconds: 10 },
@@ -777,6 +786,23 @@ function flowAggregatorDeployment(r) {
     },
   };
 }
+
+/** A Role in the Flow Aggregator's namespace. @param {string} name @param {object[]} rules */
+const faRole = (name, rules) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'Role',
+  metadata: { name, namespace: FA_NS, labels: FA_LABELS },
+  rules,
+});
+
+/** Binds the Role `name` to one subject. @param {string} name @param {object} subject */
+const faRoleBinding = (name, subject) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'RoleBinding',
+  metadata: { name: `${name}-binding`, namespace: FA_NS, labels: FA_LABELS },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+  subjects: [subject],
+});
 
 /**
  * Every object of the Flow Aggregator's deployment, in apply order. Its ClusterRole is what its Pod
@@ -800,6 +826,34 @@ export function flowAggregatorObjects(r) {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'flow-aggregator' },
       subjects: [{ kind: 'ServiceAccount', name: 'flow-aggregator', namespace: FA_NS }],
     },
+    // Its certificates, as Antrea's Role: it creates and keeps the CA and client Secrets and the CA
+    // ConfigMap in its own namespace, and nothing else there.
+    faRole('flow-aggregator-role', [
+      rule([''], ['configmaps', 'secrets'], ['create']),
+      {
+        ...rule([''], ['configmaps'], ['get', 'list', 'watch', 'update']),
+        resourceNames: ['flow-aggregator-ca'],
+      },
+      {
+        ...rule([''], ['secrets'], ['get', 'list', 'watch', 'update']),
+        resourceNames: ['flow-aggregator-ca-tls', 'flow-aggregator-client-tls'],
+      },
+    ]),
+    faRoleBinding('flow-aggregator-role', {
+      kind: 'ServiceAccount',
+      name: 'flow-aggregator',
+      namespace: FA_NS,
+    }),
+    // The agents read the CA and the client certificate (gRPC flow export), those two only.
+    faRole('flow-aggregator-exporter-role', [
+      { ...rule([''], ['configmaps'], ['get']), resourceNames: ['flow-aggregator-ca'] },
+      { ...rule([''], ['secrets'], ['get']), resourceNames: ['flow-aggregator-client-tls'] },
+    ]),
+    faRoleBinding('flow-aggregator-exporter-role', {
+      kind: 'ServiceAccount',
+      name: 'antrea-agent',
+      namespace: 'kube-system',
+    }),
     {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -816,6 +870,7 @@ export function flowAggregatorObjects(r) {
         ports: [
           { name: 'ipfix-udp', port: 4739, protocol: 'UDP', targetPort: 'ipfix-udp' },
           { name: 'ipfix-tcp', port: 4739, protocol: 'TCP', targetPort: 'ipfix-tcp' },
+          { name: 'grpc', port: 14739, protocol: 'TCP', targetPort: 'grpc' },
         ],
       },
     },

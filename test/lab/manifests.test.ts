@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { antreaCniConflist } from '@antrea-ts/apis';
 import { IPFIX_COLLECTOR_PORT, parseConfig } from '@antrea-ts/flow-aggregator';
 import { type KubeCluster, startKube } from '@antrea-ts/harness';
+import { FLOW_GRPC_PORT } from '@antrea-ts/ipfix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadOptions } from '../../cmd/antrea-agent/options.js';
@@ -154,9 +155,26 @@ describe('deployment artifacts', () => {
     expect(service?.metadata.namespace).toBe('flow-aggregator');
     const { ports } = service!['spec'] as { ports: { port: number; protocol: string }[] };
     expect(ports.map((p) => `${p.port}/${p.protocol}`).sort()).toEqual([
+      `${FLOW_GRPC_PORT}/TCP`,
       `${IPFIX_COLLECTOR_PORT}/TCP`,
       `${IPFIX_COLLECTOR_PORT}/UDP`,
     ]);
+    // The agents' gRPC transport: they may read the CA ConfigMap and client Secret, nothing more.
+    expect(
+      objects.find((o) => o.kind === 'Role' && o.metadata.name === 'flow-aggregator-exporter-role'),
+    ).toMatchObject({
+      rules: [
+        { resources: ['configmaps'], verbs: ['get'], resourceNames: ['flow-aggregator-ca'] },
+        { resources: ['secrets'], verbs: ['get'], resourceNames: ['flow-aggregator-client-tls'] },
+      ],
+    });
+    expect(
+      objects.find(
+        (o) => o.kind === 'RoleBinding' && o.metadata.name === 'flow-aggregator-exporter-role-binding',
+      ),
+    ).toMatchObject({
+      subjects: [{ kind: 'ServiceAccount', name: 'antrea-agent', namespace: 'kube-system' }],
+    });
     // The Pod informer reads Pods cluster-wide: the ClusterRole grants that, bound to the Pod's account.
     expect(
       objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'flow-aggregator'),
@@ -181,11 +199,9 @@ describe('deployment artifacts', () => {
       const faConf = parseConfig(
         confText('flow-aggregator.yml', 'flow-aggregator-configmap', 'flow-aggregator.conf'),
       );
-      const collector = {
-        host: 'flow-aggregator/flow-aggregator',
-        port: IPFIX_COLLECTOR_PORT,
-        transport: faConf.aggregatorTransportProtocol,
-      };
+      // Antrea's default: gRPC to the aggregator's port 14739, which always serves it.
+      expect(faConf.aggregatorTransportProtocol).not.toBe('grpc');
+      const collector = { host: 'flow-aggregator/flow-aggregator', port: FLOW_GRPC_PORT, transport: 'grpc' };
       expect(load(conf)).toEqual({
         featureGate: false,
         enable: false,
@@ -238,6 +254,10 @@ describe('deployment artifacts', () => {
       'serviceaccount/flow-aggregator',
       'clusterrole.rbac.authorization.k8s.io/flow-aggregator',
       'clusterrolebinding.rbac.authorization.k8s.io/flow-aggregator',
+      'role.rbac.authorization.k8s.io/flow-aggregator-role',
+      'role.rbac.authorization.k8s.io/flow-aggregator-exporter-role',
+      'rolebinding.rbac.authorization.k8s.io/flow-aggregator-role-binding',
+      'rolebinding.rbac.authorization.k8s.io/flow-aggregator-exporter-role-binding',
       'configmap/flow-aggregator-configmap',
       'service/flow-aggregator',
       'deployment.apps/flow-aggregator',
