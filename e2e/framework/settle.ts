@@ -14,8 +14,7 @@ export interface SettleOptions {
 
 /**
  * Rereads `read()` until its value deep-equals `want` (or satisfies it, when `want` is a
- * predicate) or the timeout passes; returns the last value. A read that throws counts as "not
- * yet" until the last one, whose error propagates.
+ * predicate) or the timeout passes; returns the last value. A read that throws ends it at once.
  */
 export async function settle<T>(
   read: () => Promise<T>,
@@ -26,13 +25,8 @@ export async function settle<T>(
     typeof want === 'function' ? (want as (value: T) => boolean)(v) : isDeepStrictEqual(v, want);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
-    const last = Date.now() > deadline;
-    try {
-      const value = await read();
-      if (last || matches(value)) return value;
-    } catch (err) {
-      if (last) throw err;
-    }
+    const value = await read();
+    if (matches(value) || Date.now() > deadline) return value;
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 500));
   }
 }

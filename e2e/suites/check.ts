@@ -3,6 +3,7 @@
 // lab (e2e/lab-suites.test.ts) and from the CLI on any provider (npm run e2e:suites -- -p kind).
 import { randomBytes } from 'node:crypto';
 import type { ClusterProvider, PodRef, PodSpec, ProbeOutcome, ProbeTarget } from '../framework/provider.js';
+import { settle } from '../framework/settle.js';
 
 /** Optional provider methods a check may need (see provider.ts). */
 export type Capability =
@@ -93,17 +94,12 @@ export function sleep(ms: number): Promise<void> {
  * Calls `attempt` until `ok` accepts its result or `timeoutMs` passes; returns the last result
  * either way, so the caller's assertion shows what was seen. Realization is eventual everywhere.
  */
-export async function eventually<T>(
+export function eventually<T>(
   attempt: () => Promise<T>,
   ok: (v: T) => boolean,
   { timeoutMs = 30_000, intervalMs = 500 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await attempt();
-    if (ok(v) || Date.now() > deadline) return v;
-    await sleep(intervalMs);
-  }
+  return settle(attempt, ok, { timeoutMs, intervalMs });
 }
 
 /** Probes from one Pod to many, with the batch form when the provider has it. */
