@@ -95,7 +95,7 @@ describe.skipIf(!isRoot)('toServices egress rules on the lab', () => {
   /** Waits until the Drop rule has counted more than `before` (the switch credits counters a little later). */
   const dropsAbove = (before: number) =>
     poll('the Drop rule to count the attempt', async () => (await policyDrops()) > before, {
-      timeoutMs: 15_000,
+      timeoutMs: 60_000,
       intervalMs: 300,
     });
   /** The select group AntreaProxy on Node 1 sends the service port to (its ServiceLB flow loads it into reg7). */

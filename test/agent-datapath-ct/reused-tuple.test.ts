@@ -49,7 +49,7 @@ describe('userspace conntrack: a 5-tuple reused after an unanswered committed SY
   const reopenedEntries = () => packets('ct_state=+new+trk,ct_mark=1,tcp');
   /** Flow counters of recirculated packets reach OpenFlow when the revalidators run: poll. */
   const counterGrows = (what: string, read: () => Promise<number>, from: number) =>
-    waitFor(what, async () => (await read()) > from || undefined, 10_000, 100);
+    waitFor(what, async () => (await read()) > from || undefined, 30_000, 100);
   /** A connection the policy drops: the SYN is committed (SYN_SENT) and never answered. */
   const deniedSyn = async (fromPort: number): Promise<void> => {
     await bed.ovs.ofctl(['add-flow', BR, `${DENY},actions=drop`]);

@@ -98,7 +98,7 @@ describe('OpenFlow connection and flow cache against real ovs-vswitchd', () => {
     const pending = cache.replace('during-restart', [flow]);
     await stopped;
     await pending;
-    await waitFor('flow present', async () => (await dump(ovs)).includes(formatFlow(flow)), 10_000);
+    await waitFor('flow present', async () => (await dump(ovs)).includes(formatFlow(flow)), 30_000);
   });
 
   it('reconnects after ovs-vswitchd restarts and replays every flow', async () => {

@@ -211,7 +211,7 @@ describe('AntreaProxy flows on real ovs-vswitchd', () => {
     expect(err?.message).toMatch(/Connection refused/);
     // The handler counts a reply once the switch acknowledges its packet-out (a barrier), which
     // under load can come after the client already saw the RST and exited: wait for it.
-    await waitFor('reject counted', async () => handler.rejected > before, 10_000).catch(() => undefined);
+    await waitFor('reject counted', async () => handler.rejected > before, 30_000).catch(() => undefined);
     expect(handler.rejected).toBeGreaterThan(before);
   }, 60_000);
 
