@@ -16,6 +16,7 @@ import {
   KubeNplAnnotator,
   KubePacketCaptureApi,
   KubeTraceflowApi,
+  KubeTrafficControlSource,
   kubeAggregatorTls,
   kubeClusterLookup,
   LogLevelControl,
@@ -109,6 +110,7 @@ async function main(): Promise<number> {
     nodes: new InformerNodeSource(kubeConfig, logger),
     services: new InformerServiceSource(kubeConfig, logger),
     egressSource: new KubeEgressSource(kubeConfig, logger),
+    trafficControlSource: new KubeTrafficControlSource(kubeConfig, options.agent.nodeName, logger),
     nodePortLocal: {
       source: new InformerNplSource(kubeConfig, options.agent.nodeName, logger),
       annotator: new KubeNplAnnotator(kubeConfig),

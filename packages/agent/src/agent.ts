@@ -92,6 +92,9 @@ import { FileServerBundleUploader } from './supportbundle/file-server-uploader.j
 import type { TraceflowApi } from './traceflow/kube-traceflow-api.js';
 import { tracedRule } from './traceflow/traced-rule.js';
 import { TraceflowAgent } from './traceflow/traceflow-agent.js';
+import { removeTrafficControlPorts } from './trafficcontrol/port-removal.js';
+import { TrafficControlController } from './trafficcontrol/traffic-control-controller.js';
+import type { TrafficControlSource } from './trafficcontrol/traffic-control-source.js';
 
 export const AGENT_VERSION = '0.1.0-antrea-ts';
 
@@ -163,6 +166,8 @@ export interface AgentDeps {
   readonly services?: ServiceSource;
   /** Egresses, ExternalIPPools and Nodes; with config.egress and a controller connection, Egress is on. */
   readonly egressSource?: EgressSource;
+  /** TrafficControls, this Node's Pods and Namespaces; with config.trafficControl, TrafficControl is on. */
+  readonly trafficControlSource?: TrafficControlSource;
   /**
    * NodePortLocal's Pods and Services watch and Pod annotation writer; with config.nodePortLocal.enable.
    * `opener` holds Node ports (default: sockets in this process, which must run in the Node's netns).
@@ -223,6 +228,7 @@ export class Agent {
   private proxyAllHost: ProxyAllHost | undefined;
   private healthChecks: HealthCheckServer | undefined;
   private egress: EgressAgent | undefined;
+  private trafficControl: TrafficControlController | undefined;
   private npl: NodePortLocalController | undefined;
   /** NodeNetworkPolicy's iptables rules, when the gate is on. */
   private nodePolicyRules: NodePolicyIptables | undefined;
@@ -619,6 +625,30 @@ export class Agent {
       });
     }
 
+    // 4h. TrafficControl (feature gate, off by default as in Antrea): mirror/redirect ports and
+    //     marks, in before the previous round's flows go so a restart keeps them realized.
+    if (config.trafficControl && deps.trafficControlSource) {
+      const tc = new TrafficControlController({
+        source: deps.trafficControlSource,
+        bridges: deps.bridges,
+        bridgeName: config.bridgeName,
+        flows,
+        ctx,
+        pods: () => this.store.list(),
+        setLinkUp: (name) => this.host.configureLink(name, {}),
+        logger: this.log,
+      });
+      this.trafficControl = tc;
+      const unsubscribe = this.store.onChange(() => tc.podsChanged());
+      signal?.addEventListener('abort', unsubscribe, { once: true });
+      await tc.start(signal).catch((err: unknown) => this.log.error({ err }, 'TrafficControl failed to start'));
+      await Promise.race([tc.synced(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+    } else {
+      await removeTrafficControlPorts(deps.bridges, config.bridgeName, bridge.ports, this.log).catch(
+        (err: unknown) => this.log.warn({ err }, 'removing TrafficControl ports failed'),
+      );
+    }
+
     // 5. Everything is re-installed with this round's cookies: what still carries the previous
     //    round belongs to Pods or Nodes that went away while the agent was down.
     //    The categories of components still waiting for the controller go once they have synced:
@@ -810,6 +840,7 @@ export class Agent {
           ...(this.nodePolicyRules ? ['NodeNetworkPolicy'] : []),
           ...(this.egress ? ['Egress'] : []),
           ...(this.flowExporter ? ['FlowExporter'] : []),
+          ...(this.trafficControl ? ['TrafficControl'] : []),
           ...(this.packetCaptures ? ['PacketCapture'] : []),
         ]),
         logger: this.log,
@@ -849,6 +880,7 @@ export class Agent {
     await this.proxyAllHost?.stop();
     await this.healthChecks?.stop();
     await this.egress?.stop();
+    await this.trafficControl?.stop();
     await this.npl?.stop();
     await this.flowExporter?.stop();
     await this.info?.stop();

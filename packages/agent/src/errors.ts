@@ -32,6 +32,8 @@ export const AGENT_ERROR_CODES = [
   'AGENT_PACKETCAPTURE_FAILED',
   /** A DNS message (intercepted response or the agent's own query) could not be parsed. */
   'AGENT_DNS_MALFORMED',
+  /** A TrafficControl's port could not be created or attached on the bridge (a missing device, say). */
+  'AGENT_TRAFFIC_CONTROL_FAILED',
   /** NodePortLocal has no free Node port left in its range for a protocol. */
   'AGENT_NPL_PORTS_EXHAUSTED',
   /** The component was stopped while an operation waited. */

@@ -21,6 +21,7 @@ import { type Action, load, type MatchSpec } from '@antrea-ts/openflow';
  *                externalTrafficPolicy Local does not apply to it, as in Antrea)
  *       [21]     ToClusterService: an external address of an externalTrafficPolicy Cluster Service
  *                (from the gateway to another Node it is SNATed, so the reply returns here)
+ *       [22..23] TrafficControlAction: 1 mirror, 2 redirect (TrafficControl)
  * reg5, reg6     Traceflow egress / ingress conjunction ids (policy)
  * reg7           ServiceGroupID (service), reg8 VLAN and ct zone type, reg9 TC target port
  * ct_mark [0..3] ConnSource (copied from PktSource at commit), [4] Service, [5] ConnSNAT, [6] Hairpin
@@ -49,6 +50,7 @@ export const FromGatewayRegMark = mark(PktSourceField, 2);
 export const FromPodRegMark = mark(PktSourceField, 3);
 export const FromUplinkRegMark = mark(PktSourceField, 4);
 export const FromBridgeRegMark = mark(PktSourceField, 5);
+export const FromTCReturnRegMark = mark(PktSourceField, 6);
 
 export const PktDestinationField = f('PktDestination', 'reg0', 4, 7);
 export const ToTunnelRegMark = mark(PktDestinationField, 1);
@@ -85,7 +87,11 @@ export const FromLocalNodeRegMark = mark(FromLocalNodeField, 1);
 export const NotFromLocalNodeRegMark = mark(FromLocalNodeField, 0);
 export const ToClusterServiceField = f('ToClusterService', 'reg4', 21, 21);
 export const ToClusterServiceRegMark = mark(ToClusterServiceField, 1);
+export const TrafficControlActionField = f('TrafficControlAction', 'reg4', 22, 23);
+export const TrafficControlMirrorRegMark = mark(TrafficControlActionField, 1);
+export const TrafficControlRedirectRegMark = mark(TrafficControlActionField, 2);
 export const ServiceGroupIDField = f('ServiceGroupID', 'reg7', 0, 31);
+export const TrafficControlTargetOFPortField = f('TrafficControlTargetOFPort', 'reg9', 0, 31);
 export const TraceflowEgressConjField = f('TFEgressConjID', 'reg5', 0, 31);
 export const TraceflowIngressConjField = f('TFIngressConjID', 'reg6', 0, 31);
 
@@ -119,7 +125,9 @@ export const ALL_FIELDS: readonly RegField[] = Object.freeze([
   ToNodePortAddressField,
   FromLocalNodeField,
   ToClusterServiceField,
+  TrafficControlActionField,
   ServiceGroupIDField,
+  TrafficControlTargetOFPortField,
   TraceflowEgressConjField,
   TraceflowIngressConjField,
   ConnSourceCTMarkField,
