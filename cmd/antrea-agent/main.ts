@@ -15,6 +15,7 @@ import {
   KubeEgressSource,
   KubeNplAnnotator,
   KubePacketCaptureApi,
+  KubeServiceExternalIPSource,
   KubeTraceflowApi,
   KubeTrafficControlSource,
   kubeAggregatorTls,
@@ -110,6 +111,7 @@ async function main(): Promise<number> {
     nodes: new InformerNodeSource(kubeConfig, logger),
     services: new InformerServiceSource(kubeConfig, logger),
     egressSource: new KubeEgressSource(kubeConfig, logger),
+    serviceExternalIPSource: new KubeServiceExternalIPSource(kubeConfig, logger),
     trafficControlSource: new KubeTrafficControlSource(kubeConfig, options.agent.nodeName, logger),
     nodePortLocal: {
       source: new InformerNplSource(kubeConfig, options.agent.nodeName, logger),

@@ -207,6 +207,7 @@ export function loadOptions(
   set('dnsServerOverride', file.dnsServerOverride);
   set('fqdnCacheMinTTL', file.fqdnCacheMinTTL);
   set('egress', file.featureGates?.['Egress']);
+  set('serviceExternalIP', file.featureGates?.['ServiceExternalIP']);
   set('trafficControl', file.featureGates?.['TrafficControl']);
   set('packetCapture', file.featureGates?.['PacketCapture']);
   set('nodeNetworkPolicy', file.featureGates?.['NodeNetworkPolicy']);

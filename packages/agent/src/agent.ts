@@ -84,6 +84,11 @@ import { ServiceRoutes } from './proxy/service-routes.js';
 import type { ServiceSource } from './proxy/service-source.js';
 import { ovsStaleUdpConntrack } from './proxy/stale-udp-conntrack.js';
 import { type LocalNode, NodeRouteController } from './route/node-route-controller.js';
+import {
+  removeServiceExternalIPState,
+  ServiceExternalIPAgent,
+} from './serviceexternalip/service-external-ip-agent.js';
+import type { ServiceExternalIPSource } from './serviceexternalip/service-external-ip-source.js';
 import { IptablesSnat } from './snat/iptables-snat.js';
 import { type AgentBundleSource, agentBundleCollector } from './supportbundle/agent-collectors.js';
 import type { BundleUploader } from './supportbundle/bundle-uploader.js';
@@ -166,6 +171,8 @@ export interface AgentDeps {
   readonly services?: ServiceSource;
   /** Egresses, ExternalIPPools and Nodes; with config.egress and a controller connection, Egress is on. */
   readonly egressSource?: EgressSource;
+  /** LoadBalancer Services, their EndpointSlices, ExternalIPPools and Nodes; with config.serviceExternalIP, ServiceExternalIP is on. */
+  readonly serviceExternalIPSource?: ServiceExternalIPSource;
   /** TrafficControls, this Node's Pods and Namespaces; with config.trafficControl, TrafficControl is on. */
   readonly trafficControlSource?: TrafficControlSource;
   /**
@@ -228,6 +235,7 @@ export class Agent {
   private proxyAllHost: ProxyAllHost | undefined;
   private healthChecks: HealthCheckServer | undefined;
   private egress: EgressAgent | undefined;
+  private serviceExternalIP: ServiceExternalIPAgent | undefined;
   private trafficControl: TrafficControlController | undefined;
   private npl: NodePortLocalController | undefined;
   /** NodeNetworkPolicy's iptables rules, when the gate is on. */
@@ -604,6 +612,25 @@ export class Agent {
       );
     }
 
+    // 4f. ServiceExternalIP (feature gate, off by default here): this Node answers ARP for the
+    //     Services' external IPs placed on it; AntreaProxy (proxyAll) routes and load-balances them.
+    if (config.serviceExternalIP && deps.serviceExternalIPSource) {
+      this.serviceExternalIP = new ServiceExternalIPAgent({
+        nodeName: config.nodeName,
+        source: deps.serviceExternalIPSource,
+        runner: deps.nodeRunner,
+        transportInterface: transport.name,
+        logger: this.log,
+      });
+      await this.serviceExternalIP
+        .start(signal)
+        .catch((err: unknown) => this.log.error({ err }, 'ServiceExternalIP failed to start'));
+    } else {
+      await removeServiceExternalIPState(deps.nodeRunner, transport.name, this.log).catch((err: unknown) =>
+        this.log.warn({ err }, 'removing ServiceExternalIP state failed'),
+      );
+    }
+
     // 4g. Flow exporter (feature gate FlowExporter, off by default as in Antrea): local Pods'
     //     connections from conntrack to IPFIX records.
     const fe = config.flowExporter;
@@ -839,6 +866,7 @@ export class Agent {
           ...(this.npl ? ['NodePortLocal'] : []),
           ...(this.nodePolicyRules ? ['NodeNetworkPolicy'] : []),
           ...(this.egress ? ['Egress'] : []),
+          ...(this.serviceExternalIP ? ['ServiceExternalIP'] : []),
           ...(this.flowExporter ? ['FlowExporter'] : []),
           ...(this.trafficControl ? ['TrafficControl'] : []),
           ...(this.packetCaptures ? ['PacketCapture'] : []),
@@ -880,6 +908,7 @@ export class Agent {
     await this.proxyAllHost?.stop();
     await this.healthChecks?.stop();
     await this.egress?.stop();
+    await this.serviceExternalIP?.stop();
     await this.trafficControl?.stop();
     await this.npl?.stop();
     await this.flowExporter?.stop();

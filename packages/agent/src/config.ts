@@ -80,6 +80,12 @@ export interface AgentConfig {
    */
   readonly egress: boolean;
   /**
+   * ServiceExternalIP (antrea-agent.conf `featureGates.ServiceExternalIP`, Beta, off by default): the
+   * Node answers for the external IPs of annotated LoadBalancer Services placed on it; off: a
+   * previous run's entries are removed.
+   */
+  readonly serviceExternalIP: boolean;
+  /**
    * TrafficControl (antrea-agent.conf `featureGates.TrafficControl`, Alpha, off by default as in
    * Antrea): mirror or redirect selected Pods' packets to a port; off: no TrafficControl table.
    */
@@ -172,6 +178,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   dnsServerOverride: '',
   fqdnCacheMinTTL: 0,
   egress: true,
+  serviceExternalIP: false,
   trafficControl: false,
   packetCapture: false,
   egressConfig: Object.freeze({ exceptCIDRs: Object.freeze([]), maxEgressIPsPerNode: 255 }),

@@ -25,6 +25,7 @@ const AGENT_GATES: readonly (readonly [string, FeatureGateInfo['version']])[] = 
   ['NodePortLocal', 'GA'],
   ['PacketCapture', 'ALPHA'],
   ['SecondaryNetwork', 'ALPHA'],
+  ['ServiceExternalIP', 'BETA'],
   ['ServiceTrafficDistribution', 'GA'],
   ['SupportBundleCollection', 'ALPHA'],
   ['TopologyAwareHints', 'GA'],

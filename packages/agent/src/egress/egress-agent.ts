@@ -14,7 +14,7 @@ import {
   EGRESS_GROUP_RESOURCE,
   EgressGroupCache,
 } from './egress-group-cache.js';
-import { chooseEgressNode } from './egress-node-selection.js';
+import { choosePoolNode } from './egress-node-selection.js';
 import { MAX_EGRESS_IPS_UPPER_BOUND, schedulePoolEgresses } from './egress-placement.js';
 import type { EgressSource } from './egress-source.js';
 
@@ -60,7 +60,7 @@ const UNPLACED_MESSAGES = {
 /**
  * antrea-agent's Egress side (Antrea pkg/agent/controller/egress). Every agent computes the same
  * placement: an Egress with a pool lives on the Node its name hashes to among the Ready Nodes the
- * pool's nodeSelector selects (chooseEgressNode); one with a static egressIP lives where that IP
+ * pool's nodeSelector selects (choosePoolNode); one with a static egressIP lives where that IP
  * already is. The Egress Node puts the IP on its transport interface, SNATs to it and reports it in
  * the Egress status; every Node sends its own members' external traffic there (EgressMark flows).
  * Syncs are whole (the state is small), serialized and coalesced.
@@ -167,7 +167,7 @@ export class EgressAgent {
       // As Antrea: with no owner, one Node (the IP's hash over the Ready Nodes) writes the failure.
       const reporter =
         p.node === undefined
-          ? chooseEgressNode(
+          ? choosePoolNode(
               p.ip,
               nodes.map((n) => n.name),
             )

@@ -1,6 +1,6 @@
 import type { Egress, ExternalIPPool } from '@antrea-ts/apis';
 import { describe, expect, it } from 'vitest';
-import { chooseEgressNode } from './egress-node-selection.js';
+import { choosePoolNode } from './egress-node-selection.js';
 import { MAX_EGRESS_IPS_ANNOTATION, maxEgressIpsOfNode, schedulePoolEgresses } from './egress-placement.js';
 import type { EgressNodeInfo } from './egress-source.js';
 
@@ -35,7 +35,7 @@ const where = (placements: ReturnType<typeof schedulePoolEgresses>) =>
 const namesOn = (target: string, nodes: string[], count: number): string[] => {
   const out: string[] = [];
   for (let i = 0; out.length < count; i++)
-    if (chooseEgressNode(`eg-${i}`, nodes) === target) out.push(`eg-${i}`);
+    if (choosePoolNode(`eg-${i}`, nodes) === target) out.push(`eg-${i}`);
   return out;
 };
 
@@ -51,7 +51,7 @@ describe('schedulePoolEgresses', () => {
       maxEgressIpsPerNode: 255,
     });
     for (const pl of placements) {
-      expect(pl.node).toBe(chooseEgressNode(pl.egress.metadata.name ?? '', ['node-a', 'node-b']));
+      expect(pl.node).toBe(choosePoolNode(pl.egress.metadata.name ?? '', ['node-a', 'node-b']));
     }
     expect(new Set(placements.map((pl) => pl.node))).toEqual(new Set(['node-a', 'node-b']));
   });

@@ -1,5 +1,5 @@
-import { compileSelector, type Egress, type ExternalIPPool } from '@antrea-ts/apis';
-import { chooseEgressNode } from './egress-node-selection.js';
+import type { Egress, ExternalIPPool } from '@antrea-ts/apis';
+import { choosePoolNode, poolSelectedNodes } from './egress-node-selection.js';
 import type { EgressNodeInfo } from './egress-source.js';
 
 /** Node annotation overriding the agents' `egress.maxEgressIPsPerNode` for that Node (Antrea's key). */
@@ -72,18 +72,12 @@ export function schedulePoolEgresses(input: PoolSchedulingInput): PoolPlacement[
     if (!ip || ip.includes(':') || !poolName) continue;
     const pool = input.pool(poolName);
     if (!pool) continue;
-    let selected: EgressNodeInfo[];
-    try {
-      const selector = compileSelector(pool.spec.nodeSelector ?? {});
-      selected = input.nodes.filter((n) => selector.matches(n.labels));
-    } catch {
-      selected = [];
-    }
+    const selected = poolSelectedNodes(pool, input.nodes);
     const roomy = selected.filter((n) => {
       const held = ipsOn.get(n.name);
       return (held?.size ?? 0) + (held?.has(ip) ? 0 : 1) <= (cap.get(n.name) ?? 0);
     });
-    const node = chooseEgressNode(
+    const node = choosePoolNode(
       egress.metadata.name ?? '',
       roomy.map((n) => n.name),
     );

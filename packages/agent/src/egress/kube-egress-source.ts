@@ -21,6 +21,18 @@ import type { Logger } from 'pino';
 import { maxEgressIpsOfNode } from './egress-placement.js';
 import type { EgressNodeInfo, EgressSource } from './egress-source.js';
 
+/** A Node as pool IP placement sees it (Egress and ServiceExternalIP). */
+export function poolNodeInfo(n: V1Node): EgressNodeInfo {
+  return {
+    name: n.metadata?.name ?? '',
+    labels: n.metadata?.labels ?? {},
+    ready: (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    internalIp: n.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))
+      ?.address,
+    maxEgressIps: maxEgressIpsOfNode(n.metadata?.annotations),
+  };
+}
+
 /** EgressSource on kube-apiserver: three list-watch informers and the Egress status subresource. */
 export class KubeEgressSource implements EgressSource {
   readonly #api: CustomObjectsApi;
@@ -78,14 +90,7 @@ export class KubeEgressSource implements EgressSource {
   }
 
   nodes(): EgressNodeInfo[] {
-    return (this.#nodes?.list() ?? []).map((n) => ({
-      name: n.metadata?.name ?? '',
-      labels: n.metadata?.labels ?? {},
-      ready: (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-      internalIp: n.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))
-        ?.address,
-      maxEgressIps: maxEgressIpsOfNode(n.metadata?.annotations),
-    }));
+    return (this.#nodes?.list() ?? []).map(poolNodeInfo);
   }
 
   async updateStatus(egress: Egress, status: EgressStatus): Promise<void> {
