@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { addCompletionCommand, cobraComplete } from './commands/completion.js';
 import { addLogLevelCommand, addVersionCommand } from './commands/flat.js';
 import { addGetCommand } from './commands/get.js';
+import { addPacketCaptureCommand } from './commands/packetcapture.js';
 import { addQueryCommand } from './commands/query.js';
 import { addSupportBundleCommand } from './commands/supportbundle.js';
 import { addTracePacketCommand } from './commands/trace-packet.js';
@@ -50,6 +51,7 @@ export function buildProgram(deps: AntctlDeps): Command {
   addTraceflowCommand(program, deps);
   addTracePacketCommand(program, deps);
   addSupportBundleCommand(program, deps);
+  addPacketCaptureCommand(program, deps);
   addCompletionCommand(program, deps);
   // Every subcommand inherits output routing and error handling from the root.
   const inherit = (cmd: Command) => {
