@@ -1,8 +1,9 @@
 // antreaProxy.enable switched between agent runs, on a real (userspace) ovs-vswitchd: an agent that
 // restarts with AntreaProxy off removes the select groups the previous run's proxier left (their
 // flows go with the old round, groups carry no cookie), and one that restarts with it on again puts
-// them back under the same ids. A netns Node with an in-process agent and real kube-apiserver.
-import { InformerServiceSource } from '@antrea-ts/agent';
+// them back under the same ids. A netns Node with an in-process agent and real kube-apiserver. Last,
+// a restart with the defaults removes what proxyAll and NodePortLocal left in the nat table.
+import { ExecCommandRunner, InformerServiceSource, NodePortIptables, NplIptables } from '@antrea-ts/agent';
 import {
   createUnderlay,
   type KubeCluster,
@@ -104,5 +105,19 @@ describe('antreaProxy.enable switched across agent restarts', () => {
     expect(await switchGroupIds(n)).toEqual(onIds);
     const webId = ownedIds(n, WEB)[0];
     expect(await switchFlows(n)).toContain(`group:${webId}`);
+  }, 120_000);
+
+  it('restarted with proxyAll and NodePortLocal off (the defaults), the agent removes both features’ leftover chains', async () => {
+    const n = node as LabNode;
+    const runner = new ExecCommandRunner(n.node.netns.name);
+    // What runs with proxyAll and NodePortLocal on would have left.
+    await new NodePortIptables(runner, logger).sync(['192.0.2.1'], [{ protocol: 'tcp', port: 30080 }]);
+    await new NplIptables(runner, logger).sync([
+      { nodePort: 61000, protocol: 'tcp', podIp: '10.21.1.9', podPort: 80 },
+    ]);
+    const nat = () => n.node.netns.exec(['iptables-save', '-t', 'nat']);
+    expect(await nat()).toMatch(/ANTREA-NODEPORT-IP[\s\S]*ANTREA-NODE-PORT-LOCAL/);
+    await restartWithProxy(n, true);
+    expect(await nat()).not.toMatch(/ANTREA-NODEPORT|ANTREA-NODE-PORT-LOCAL/);
   }, 120_000);
 });

@@ -41,7 +41,7 @@ import { dnsResolver } from './networkpolicy/fqdn/dns-resolver.js';
 import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
 import { NodePolicyIptables } from './networkpolicy/node/node-policy-iptables.js';
 import { PacketInHandler } from './networkpolicy/packet-in-handler.js';
-import { NplIptables } from './nodeportlocal/iptables-rules.js';
+import { NplIptables, nplLeftovers } from './nodeportlocal/iptables-rules.js';
 import { LocalPortOpener } from './nodeportlocal/local-port-opener.js';
 import { parsePortRange } from './nodeportlocal/model.js';
 import {
@@ -75,7 +75,8 @@ import { PacketCaptureController } from './packetcapture/packet-capture-controll
 import type { PacketCapturer } from './packetcapture/tcpdump-capturer.js';
 import { HealthCheckServer } from './proxy/health-check-server.js';
 import { serviceKey, serviceOwnerPrefix } from './proxy/model.js';
-import { NodePortIptables } from './proxy/nodeport-iptables.js';
+import { removeNatLeftovers } from './proxy/nat-leftovers.js';
+import { NodePortIptables, nodePortLeftovers } from './proxy/nodeport-iptables.js';
 import { Proxier } from './proxy/proxier.js';
 import { nodePortAddresses, ProxyAllHost } from './proxy/proxy-all-host.js';
 import { ProxyMetrics } from './proxy/proxy-metrics.js';
@@ -532,12 +533,15 @@ export class Agent {
         logger: this.log,
       });
       this.healthChecks = new HealthCheckServer(this.log);
-    } else {
-      // proxyAll off: what a previous run with it on left on the Node goes.
-      await Promise.all([nodePortRules.cleanup(), serviceRoutes.cleanup()]).catch((err: unknown) =>
-        this.log.warn({ err }, 'removing proxyAll rules and routes failed'),
-      );
     }
+    // Features that are off lose what a previous run left: proxyAll's NodePort chains and Service
+    // routes, NodePortLocal's chain. One `iptables-save -t nat` for all of them, one restore if any.
+    const nplOn = config.nodePortLocal.enable && deps.nodePortLocal !== undefined;
+    const natLeftovers = [...(proxyAll ? [] : [nodePortLeftovers]), ...(nplOn ? [] : [nplLeftovers])];
+    await Promise.all([
+      removeNatLeftovers(deps.nodeRunner, natLeftovers),
+      proxyAll ? undefined : serviceRoutes.cleanup(),
+    ]).catch((err: unknown) => this.log.warn({ err }, 'removing disabled features’ rules and routes failed'));
     if (config.antreaProxy.enable && deps.services) {
       const proxyMetrics = new ProxyMetrics(this.metrics.registry);
       const proxier = new Proxier({
@@ -566,23 +570,18 @@ export class Agent {
     }
 
     // 4f. NodePortLocal: DNAT in iptables, not OVS, so it does not wait for the round switch. When
-    //     disabled, a previous run's chain goes.
-    const nplIptables = new NplIptables(deps.nodeRunner, this.log);
-    if (config.nodePortLocal.enable && deps.nodePortLocal) {
+    //     disabled, a previous run's chain went with the leftovers above.
+    if (nplOn && deps.nodePortLocal) {
       this.npl = new NodePortLocalController({
         nodeIp,
         portRange: parsePortRange(config.nodePortLocal.portRange)!,
         source: deps.nodePortLocal.source,
         annotator: deps.nodePortLocal.annotator,
-        rules: nplIptables,
+        rules: new NplIptables(deps.nodeRunner, this.log),
         opener: deps.nodePortLocal.opener ?? new LocalPortOpener(),
         logger: this.log,
       });
       await this.npl.start();
-    } else {
-      await nplIptables
-        .cleanup()
-        .catch((err: unknown) => this.log.warn({ err }, 'removing NodePortLocal rules failed'));
     }
 
     // 4e. Egress: SNAT IPs for selected Pods (EgressGroups from the controller, placement from the API).

@@ -91,6 +91,7 @@ export * from './packetcapture/pcap-stream.js';
 export * from './packetcapture/pcapng.js';
 export * from './packetcapture/tcpdump-capturer.js';
 export * from './proxy/health-check-server.js';
+export * from './proxy/nat-leftovers.js';
 export * from './proxy/nodeport-iptables.js';
 export * from './proxy/proxier.js';
 export * from './proxy/proxy-all-host.js';

@@ -47,23 +47,36 @@ class FakeIptables implements CommandRunner {
 
   async run(argv: readonly string[], options?: { input?: string }): Promise<string> {
     this.commands.push(argv.join(' '));
+    if (argv[0] === 'iptables-save') return this.save();
     if (argv[0] === 'iptables-restore') {
-      this.chain = true;
       this.restored = options?.input ?? '';
+      for (const line of this.restored.split('\n')) {
+        if (line === `:${NPL_CHAIN} - [0:0]`) this.chain = true;
+        if (line === `-X ${NPL_CHAIN}`) this.chain = false;
+        const from = /^-D (\S+) /.exec(line)?.[1];
+        if (from) this.jumps.set(from, (this.jumps.get(from) ?? 0) - 1);
+      }
       return '';
     }
     const [op, target] = argv.slice(5);
-    const fail = () => Promise.reject(new Error('iptables: No chain/target/match by that name.'));
-    if (target === NPL_CHAIN) {
-      if (!this.chain) return fail();
-      if (op === '-X') this.chain = false;
-      return op === '-S' ? `-N ${NPL_CHAIN}\n` : '';
-    }
     const n = this.jumps.get(target!) ?? 0;
-    if (op === '-C') return n > 0 ? '' : fail();
+    if (op === '-C') return n > 0 ? '' : Promise.reject(new Error('iptables: Bad rule.'));
     if (op === '-A') this.jumps.set(target!, n + 1);
-    if (op === '-D') this.jumps.set(target!, n - 1);
     return '';
+  }
+
+  /** `iptables-save -t nat` of this state. */
+  private save(): string {
+    const jumps = [...this.jumps].flatMap(([from, n]) =>
+      Array<string>(n).fill(`-A ${from} -m addrtype --dst-type LOCAL -j ${NPL_CHAIN}`),
+    );
+    return [
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      ...(this.chain ? [`:${NPL_CHAIN} - [0:0]`] : []),
+      ...jumps,
+      'COMMIT',
+    ].join('\n');
   }
 }
 
@@ -89,6 +102,6 @@ describe('NplIptables', () => {
     expect(Object.fromEntries(ipt.jumps)).toEqual({ PREROUTING: 0, OUTPUT: 0 });
     ipt.commands.length = 0;
     await npl.cleanup();
-    expect(ipt.commands).toEqual([`iptables -w 5 -t nat -S ${NPL_CHAIN}`]);
+    expect(ipt.commands).toEqual(['iptables-save -t nat']);
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CommandRunner } from '../net/command-runner.js';
+import { chainsRemoval, type NatLeftovers, removeNatLeftovers } from '../proxy/nat-leftovers.js';
 import type { NplProtocol } from './model.js';
 
 /** Antrea's chain (pkg/agent/nodeportlocal/rules), in the nat table. */
@@ -56,6 +57,9 @@ export function parseNplRules(saved: string): NplRule[] {
   return out;
 }
 
+/** What NodePortLocal left in the nat table (the agent runs with it off): its chain and the jumps to it. */
+export const nplLeftovers: NatLeftovers = (saved) => chainsRemoval(saved, [NPL_CHAIN]);
+
 /**
  * NodePortLocal's iptables state on the Node: the chain, its jumps from nat PREROUTING and OUTPUT,
  * and its DNAT rules, always written whole with iptables-restore. Calls are serialized in call
@@ -89,18 +93,13 @@ export class NplIptables {
   }
 
   /**
-   * Removes the jumps and the chain (NodePortLocal disabled). Idempotent. Every start of an agent
-   * with NodePortLocal off runs it, so a Node without the chain costs one command: there can be no
-   * jump to a chain that does not exist (iptables refuses the jump, and the chain while jumped to).
+   * Removes the jumps and the chain (NodePortLocal disabled). Idempotent; one `iptables-save -t nat`
+   * when there is nothing. At start-up the agent removes them with the other disabled features'
+   * leftovers instead (`nplLeftovers`, one read for all).
    */
   cleanup(): Promise<void> {
     return this.serialized(async () => {
-      if (!(await this.chainExists())) return;
-      for (const chain of JUMP_CHAINS) {
-        while (await this.hasJump(chain)) await this.iptables(['-D', chain, ...JUMP]);
-      }
-      await this.iptables(['-F', NPL_CHAIN]).catch(() => undefined);
-      await this.iptables(['-X', NPL_CHAIN]).catch(() => undefined);
+      await removeNatLeftovers(this.runner, [nplLeftovers]);
     });
   }
 
@@ -108,15 +107,6 @@ export class NplIptables {
     const run = this.queue.then(op);
     this.queue = run.catch(() => undefined);
     return run;
-  }
-
-  private async chainExists(): Promise<boolean> {
-    try {
-      await this.iptables(['-S', NPL_CHAIN]);
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   private async hasJump(chain: string): Promise<boolean> {

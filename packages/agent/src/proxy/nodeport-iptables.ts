@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { CommandRunner } from '../net/command-runner.js';
 import { VIRTUAL_NODEPORT_DNAT_IP } from '../openflow/features/service.js';
+import { chainsRemoval, type NatLeftovers, removeNatLeftovers } from './nat-leftovers.js';
 import type { NodePortKey } from './service-host-state.js';
 
 /** nat chain matching the NodePort addresses (Antrea keeps them in the ANTREA-NODEPORT-IP ipset). */
@@ -30,6 +31,10 @@ export function nodePortRestoreInput(addresses: readonly string[], ports: readon
     '',
   ].join('\n');
 }
+
+/** What proxyAll left in the nat table (the agent runs with it off): both chains and their jumps. */
+export const nodePortLeftovers: NatLeftovers = (saved) =>
+  chainsRemoval(saved, [NODEPORT_ADDRESS_CHAIN, NODEPORT_CHAIN]);
 
 /** The jump lines `iptables-save -t nat` shows for the chains that lack one. */
 const missingJumps = (saved: string): string[] =>
@@ -61,20 +66,8 @@ export class NodePortIptables {
 
   /** Removes the jumps and both chains (proxyAll off). Idempotent; one read when there is nothing. */
   async cleanup(): Promise<void> {
-    const saved = await this.save();
-    if (!saved.includes(`:${NODEPORT_ADDRESS_CHAIN} `)) return;
-    const jumps = JUMP_FROM.filter((chain) => !missingJumps(saved).includes(chain));
-    const lines = [
-      '*nat',
-      ...jumps.map((chain) => `-D ${chain} ${JUMP}`),
-      `-F ${NODEPORT_ADDRESS_CHAIN}`,
-      `-X ${NODEPORT_ADDRESS_CHAIN}`,
-      ...(saved.includes(`:${NODEPORT_CHAIN} `) ? [`-F ${NODEPORT_CHAIN}`, `-X ${NODEPORT_CHAIN}`] : []),
-      'COMMIT',
-      '',
-    ];
-    await this.runner.run(['iptables-restore', '--noflush', '-w', '5'], { input: lines.join('\n') });
-    this.log.info('NodePort rules removed');
+    if ((await removeNatLeftovers(this.runner, [nodePortLeftovers])) > 0)
+      this.log.info('NodePort rules removed');
   }
 
   private save(): Promise<string> {
