@@ -1,6 +1,8 @@
 // The Flow Aggregator end to end on the lab (instance 36: lab36-*, its own state dir): 2 Nodes with
-// the real antrea-agent binaries, their flow exporters sending IPFIX over TCP to a flow-aggregator
-// process (dist/cmd/flow-aggregator) on the lab's host address; the aggregator exports to an IPFIX
+// the real antrea-agent binaries, their flow exporters sending over Antrea's default transport (gRPC
+// with mutual TLS: the aggregator keeps its CA and the agents' client certificate in Kubernetes and
+// the agents read them with their own RBAC, the Roles of build/yamls/flow-aggregator.yml) to a
+// flow-aggregator process (dist/cmd/flow-aggregator) on the lab's host address; the aggregator exports to an IPFIX
 // collector in this process and writes Antrea's flow log. An inter-Node Pod-to-Pod connection must
 // reach the collector only as correlated records (both Pods, both Nodes), a ClusterIP connection
 // keeps its Service, the Pods' labels come from the aggregator's Pod informer
@@ -14,6 +16,7 @@ import { type DecodedDataRecord, IpfixCollector } from '@antrea-ts/ipfix';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import {
   enableFlowExporter,
   type HeldConnection,
@@ -47,6 +50,7 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
   let clientIp: string;
   let serverIp: string;
   let clientNetns: string;
+  let statsUrl: string;
 
   /** Aggregated records of connections from `sport`. */
   const recordsFrom = (sport: number): Array<DecodedDataRecord['values']> =>
@@ -64,7 +68,15 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
     downstream = new IpfixCollector({ host: '127.0.0.1', logger });
     const downstreamPort = await downstream.start();
     const ipfixPort = await freePort();
+    const grpcPort = await freePort();
+    // The aggregator's namespace and Roles, as build/yamls/flow-aggregator.yml has them: the agents
+    // may read the CA ConfigMap and the client Secret there (the aggregator runs with admin here).
+    const rbac = parseAllDocuments(readFileSync(join(ROOT, 'build/yamls/flow-aggregator.yml'), 'utf8'))
+      .map((d) => d.toJS() as { kind: string })
+      .filter((o) => ['Namespace', 'Role', 'RoleBinding'].includes(o.kind));
+    await lab.kubectl(['apply', '-f', '-'], { input: rbac.map((o) => JSON.stringify(o)).join('\n') });
     const apiPort = await freePort();
+    statsUrl = `http://${lab.layout.hostIp}:${apiPort}/stats`;
     logPath = join(dir.path, 'antrea-flows.log');
     const conf = join(dir.path, 'flow-aggregator.conf');
     writeFileSync(
@@ -73,6 +85,8 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
         'activeFlowRecordTimeout: 2s',
         'inactiveFlowRecordTimeout: 10s',
         'aggregatorTransportProtocol: tcp',
+        // The agents name the aggregator by this address: its server certificate must carry it.
+        `flowAggregatorAddress: "${lab.layout.hostIp}"`,
         'recordContents: { podLabels: true }',
         `apiServer: { apiPort: ${apiPort} }`,
         `flowCollector: { enable: true, address: "127.0.0.1:${downstreamPort}:tcp", observationDomainID: 36 }`,
@@ -91,6 +105,8 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
         lab.layout.hostIp,
         '--ipfix-port',
         String(ipfixPort),
+        '--grpc-port',
+        String(grpcPort),
         '--kubeconfig',
         join(STATE_DIR, 'kubeconfig'),
       ],
@@ -102,7 +118,7 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     for (const node of [N1, N2])
-      await enableFlowExporter(lab, STATE_DIR, node, `${lab.layout.hostIp}:${ipfixPort}:tcp`);
+      await enableFlowExporter(lab, STATE_DIR, node, `${lab.layout.hostIp}:${grpcPort}:grpc`);
     const pods = await startClientServer(lab, {
       namespace: NS,
       clientNode: N1,
@@ -146,6 +162,8 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
         destinationPodLabels: '{"app":"server"}',
       });
       expect(rec.flowEndSecondsFromSourceNode).toBeGreaterThan(0);
+      // Both agents' records came over gRPC (one export stream each), none over IPFIX.
+      expect(await (await fetch(statsUrl)).json()).toMatchObject({ grpcSessions: 2, sessions: 0 });
       expect(rec.flowEndSecondsFromDestinationNode).toBeGreaterThan(0);
       await conn.close();
       // Both agents report the end; the aggregator passes it on, still merged.

@@ -4,6 +4,8 @@
 //   end-to-end: two agent exporting processes send both halves over TCP on loopback; the
 //     aggregator correlates them and exports one record per connection over TCP to a collector
 //     that discards the bytes, and writes the flow log to a temp file.
+//   end-to-end grpc: the same, the agents sending over Antrea's default transport instead (gRPC
+//     FlowExportService with mutual TLS, 64 flows per ExportRequest as the agent's export rounds).
 // Records/s counts agent records in (two per connection); CPU is this process's (user + system).
 //
 //   npm run bench:flow-aggregator -w @antrea-ts/flow-aggregator [-- --json] [-- --connections 10000,50000] [-- --rounds 3]
@@ -14,15 +16,17 @@ import { join } from 'node:path';
 import {
   AggregationProcess,
   agentRecord,
+  createFlowAggregatorCa,
   FlowAggregator,
   FlowType,
   type FlowValues,
   IpfixFlowExporter,
+  issueLeaf,
   LogExporter,
   templateValues,
 } from '@antrea-ts/flow-aggregator';
 import { BenchReport, percentile } from '@antrea-ts/harness';
-import { ANTREA_AGENT_IPV4_TEMPLATE, IpfixExporter } from '@antrea-ts/ipfix';
+import { ANTREA_AGENT_IPV4_TEMPLATE, GrpcFlowExporter, IpfixExporter } from '@antrea-ts/ipfix';
 import { pino } from 'pino';
 
 const argv = process.argv.slice(2);
@@ -82,7 +86,50 @@ function aggregateOnly(n: number): { wallMs: number; cpuMs: number } {
   return result;
 }
 
-async function endToEnd(n: number): Promise<{ wallMs: number; cpuMs: number }> {
+/** The agent's export round size (flow-exporter.ts MAX_PER_ROUND): one ExportRequest each. */
+const GRPC_BATCH = 64;
+
+/** Certificates as the aggregator's provider issues them, made once. */
+const ca = createFlowAggregatorCa(Date.now());
+const serverTls = { caPem: ca.certPem, ...issueLeaf(ca, 'server', Date.now(), ['127.0.0.1']) };
+const clientTls = { caPem: ca.certPem, ...issueLeaf(ca, 'client', Date.now()), serverName: '127.0.0.1' };
+
+/** One agent's session: sends its records, resolves when written. */
+type AgentSession = { send(records: readonly FlowValues[]): Promise<void>; close(): void };
+
+async function ipfixAgent(port: number, domainId: number): Promise<AgentSession> {
+  const e = new IpfixExporter({
+    host: '127.0.0.1',
+    port,
+    transport: 'tcp',
+    domainId,
+    templates: [AGENT_TEMPLATE],
+    logger,
+  });
+  await e.connect();
+  return {
+    send: async (records) => {
+      await e.send(
+        AGENT_TEMPLATE,
+        records.map((r) => templateValues(AGENT_TEMPLATE, r)),
+      );
+    },
+    close: () => e.close(),
+  };
+}
+
+async function grpcAgent(port: number, domainId: number): Promise<AgentSession> {
+  const e = new GrpcFlowExporter({ host: '127.0.0.1', port, tls: clientTls, domainId, logger });
+  await e.connect();
+  return {
+    send: async (records) => {
+      for (let i = 0; i < records.length; i += GRPC_BATCH) await e.send(records.slice(i, i + GRPC_BATCH));
+    },
+    close: () => e.close(),
+  };
+}
+
+async function endToEnd(n: number, transport: 'tcp' | 'grpc'): Promise<{ wallMs: number; cpuMs: number }> {
   const { source, destination } = halves(n);
   const sink = net.createServer((s) => s.resume());
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
@@ -90,7 +137,8 @@ async function endToEnd(n: number): Promise<{ wallMs: number; cpuMs: number }> {
   const fa = new FlowAggregator({
     host: '127.0.0.1',
     port: 0,
-    transports: ['tcp'],
+    transports: transport === 'tcp' ? ['tcp'] : [],
+    ...(transport === 'grpc' ? { grpc: { port: 0, tls: serverTls } } : {}),
     activeTimeoutMs: 60_000,
     inactiveTimeoutMs: 90_000,
     expiryIntervalMs: 100,
@@ -119,23 +167,13 @@ async function endToEnd(n: number): Promise<{ wallMs: number; cpuMs: number }> {
   });
   await fa.start();
   const agents = await Promise.all(
-    [1, 2].map(async (domainId) => {
-      const e = new IpfixExporter({
-        host: '127.0.0.1',
-        port: fa.port,
-        transport: 'tcp',
-        domainId,
-        templates: [AGENT_TEMPLATE],
-        logger,
-      });
-      await e.connect();
-      return e;
-    }),
+    [1, 2].map((domainId) =>
+      transport === 'tcp' ? ipfixAgent(fa.port, domainId) : grpcAgent(fa.grpcPort, domainId),
+    ),
   );
-  const encoded = [source, destination].map((rs) => rs.map((r) => templateValues(AGENT_TEMPLATE, r)));
   const t0 = performance.now();
   const c0 = cpuMs();
-  await Promise.all(agents.map((a, i) => a.send(AGENT_TEMPLATE, encoded[i]!)));
+  await Promise.all(agents.map((a, i) => a.send([source, destination][i]!)));
   while (fa.stats().exported < n) await new Promise((r) => setTimeout(r, 5));
   const result = { wallMs: performance.now() - t0, cpuMs: cpuMs() - c0 };
   for (const a of agents) a.close();
@@ -148,7 +186,8 @@ async function endToEnd(n: number): Promise<{ wallMs: number; cpuMs: number }> {
 for (const n of sizes) {
   for (const [name, run] of [
     ['aggregate', async (k: number) => aggregateOnly(k)],
-    ['end-to-end', endToEnd],
+    ['end-to-end', (k: number) => endToEnd(k, 'tcp')],
+    ['end-to-end grpc', (k: number) => endToEnd(k, 'grpc')],
   ] as const) {
     const rates: number[] = [];
     const cpuPerRecord: number[] = [];

@@ -138,7 +138,9 @@ export function flowFromValues(v: NamedFlowValues, domainId: number, exportSecon
 
 /** Encodes an ExportRequest carrying `flows` (objects from flowFromValues). */
 export function encodeExportRequest(flows: readonly Obj[]): Uint8Array {
-  return ExportRequest.encode(ExportRequest.fromObject({ flows })).finish();
+  // The objects already have protobufjs's runtime shapes (numbers, Uint8Array, enum numbers), so
+  // they are encoded as they are: fromObject's conversion pass would only copy them.
+  return ExportRequest.encode({ flows }).finish();
 }
 
 export const encodeExportResponse = (): Uint8Array => ExportResponse.encode({}).finish();

@@ -51,10 +51,14 @@ export class GrpcFlowExporter {
     const target = this.o.host.includes(':')
       ? `[${this.o.host}]:${this.o.port}`
       : `${this.o.host}:${this.o.port}`;
-    const client = new FlowExportClient(target, creds, {
-      'grpc.ssl_target_name_override': this.o.tls.serverName,
-      'grpc.default_authority': this.o.tls.serverName,
-    });
+    // The name the server certificate must carry, when it is not the address dialed (a Service's
+    // DNS name while dialing its ClusterIP).
+    const name = this.o.tls.serverName;
+    const client = new FlowExportClient(
+      target,
+      creds,
+      name === this.o.host ? {} : { 'grpc.ssl_target_name_override': name, 'grpc.default_authority': name },
+    );
     this.client = client;
     await new Promise<void>((resolve, reject) =>
       client.waitForReady(Date.now() + timeoutMs, (err) =>
