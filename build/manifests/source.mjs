@@ -80,6 +80,8 @@ export const AGENT_RULES = [
     ['traceflows', 'traceflows/status', 'egresses', 'egresses/status', 'externalippools'],
     [...READ, 'patch', 'update'],
   ),
+  // TrafficControl: each agent watches the TrafficControls (it writes no status, as Antrea's).
+  rule(['crd.antrea.io'], ['trafficcontrols'], READ),
   // PacketCapture: the capturing Node watches the captures, writes their status (read, then
   // replace, through /status) and reads the file server's credentials, that Secret only.
   rule(['crd.antrea.io'], ['packetcaptures'], READ),
