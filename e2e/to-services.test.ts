@@ -14,6 +14,7 @@ import { Lab, type ProbeVerdict } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEgressPolicy } from './fqdn/cluster-policy.js';
 import { e2eLabOptions } from './framework/lab-options.js';
+import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const INSTANCE = 27;
@@ -254,9 +255,14 @@ describe.skipIf(!isRoot)('toServices egress rules on the lab', () => {
     // enableLogging: the Allow rule logs each new connection with the endpoint it was DNATed to.
     const log = join(lab.layout.nodeDir(N1), 'networkpolicy', 'np.log');
     const endpoints = [podIp('a1'), podIp('a2')];
-    const line = readFileSync(log, 'utf8')
-      .split('\n')
-      .find((l) => l.includes(`AntreaClusterNetworkPolicy:${POLICY} allow-services Out Allow`));
+    // The agent writes audit lines from packet-ins, apart from the connections it logs: wait for one.
+    const line = await settle(
+      async () =>
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .find((l) => l.includes(`AntreaClusterNetworkPolicy:${POLICY} allow-services Out Allow`)),
+      (l) => l !== undefined,
+    );
     expect(line).toBeDefined();
     expect(endpoints.some((ip) => line!.includes(` ${ip} 80 TCP`))).toBe(true);
   }, 180_000);
