@@ -451,7 +451,7 @@ export class Agent {
         logger: this.log,
       });
     }
-    registerPolicyAndConntrackMetrics(this.metrics.registry, {
+    const agentCollectors = registerPolicyAndConntrackMetrics(this.metrics.registry, {
       policy: () => this.policy,
       ...(deps.packetIn && { packetIn: deps.packetIn }),
       ...(deps.datapathAppctl && { appctl: deps.datapathAppctl }),
@@ -647,6 +647,7 @@ export class Agent {
           resolveService: deps.clusterLookup.serviceClusterIp.bind(deps.clusterLookup),
         }),
         ...(deps.flowAggregatorTls && { readTls: deps.flowAggregatorTls }),
+        onPollCycle: agentCollectors.conntrackPollCycle,
         logger: this.log,
       });
     }

@@ -23,6 +23,8 @@ export interface AgentFlowExporterDeps {
   readonly resolveService?: (namespace: string, name: string) => Promise<string | undefined>;
   /** The Flow Aggregator's CA and client certificate (gRPC transport). */
   readonly readTls?: () => Promise<AggregatorClientTls>;
+  /** Each conntrack poll's duration in seconds (the agent's metric). */
+  readonly onPollCycle?: (seconds: number) => void;
   readonly logger: Logger;
 }
 
@@ -51,6 +53,7 @@ export function startAgentFlowExporter(d: AgentFlowExporterDeps): RunningFlowExp
     networkPolicyOnly: d.networkPolicyOnly,
     ...(d.resolveService ? { resolveService: d.resolveService } : {}),
     ...(d.readTls ? { readTls: d.readTls } : {}),
+    ...(d.onPollCycle ? { onPollCycle: d.onPollCycle } : {}),
     logger: d.logger,
   });
   exporter.start();

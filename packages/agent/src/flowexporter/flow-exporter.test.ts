@@ -14,7 +14,7 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(transport: 'tcp' | 'udp' = 'tcp') {
+async function setup(transport: 'tcp' | 'udp' = 'tcp', onPollCycle?: (seconds: number) => void) {
   const collector = new IpfixCollector({ host: '127.0.0.1', logger });
   const port = await collector.start();
   cleanup.push(() => collector.stop());
@@ -38,6 +38,7 @@ async function setup(transport: 'tcp' | 'udp' = 'tcp') {
     networkPolicyOnly: false,
     logger,
     now: () => now,
+    ...(onPollCycle && { onPollCycle }),
   });
   cleanup.push(() => exporter.stop());
   return {
@@ -238,6 +239,17 @@ describe('FlowExporter to a real IPFIX collector', () => {
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(exporter.stats().recordsExported).toBeLessThan(15_000);
   }, 30_000);
+
+  it('tells each poll’s duration (the conntrack poll-cycle metric), once the dump is applied', async () => {
+    const cycles: number[] = [];
+    const { exporter, setDump } = await setup('tcp', (seconds) => cycles.push(seconds));
+    setDump(conntrackLine({ src: '10.10.0.2', dst: '10.10.0.3', sport: 40000, dport: 80 }));
+    await exporter.poll();
+    await exporter.poll();
+    expect(cycles).toHaveLength(2);
+    expect(cycles.every((s) => s >= 0 && s < 60)).toBe(true);
+    expect(exporter.stats().polls).toBe(2);
+  });
 
   it('FNV-1 observation domain id (Antrea’s genObservationID)', () => {
     expect(observationDomainId('')).toBe(0x811c9dc5);

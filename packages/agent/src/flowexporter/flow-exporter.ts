@@ -49,6 +49,8 @@ export interface FlowExporterOptions {
   readonly resolveService?: (namespace: string, name: string) => Promise<string | undefined>;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** Told each poll's duration in seconds, the dump read and applied (antrea_agent_conntrack_poll_cycle_duration_seconds). */
+  readonly onPollCycle?: (seconds: number) => void;
 }
 
 /** Counters for metrics and tests. */
@@ -127,6 +129,7 @@ export class FlowExporter {
    * other work.
    */
   async poll(): Promise<void> {
+    const started = performance.now();
     const lines = (await this.o.dumpConntrack()).split('\n');
     const nowMs = this.now();
     this.store.sweep(nowMs);
@@ -135,6 +138,7 @@ export class FlowExporter {
       this.store.apply(parseConntrackLines(lines.slice(i, i + LINES_PER_TURN), this.o.zone), nowMs);
     }
     this.counts.polls++;
+    this.o.onPollCycle?.((performance.now() - started) / 1000);
   }
 
   /** Sends the records that are due; returns how many went out. Throws when the session fails. */

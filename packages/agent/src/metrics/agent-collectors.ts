@@ -28,9 +28,13 @@ export interface AgentCollectorsOptions {
 
 /**
  * The agent's NetworkPolicy, denied-connection, Flow Exporter and conntrack metrics, read from the agent's state
- * when scraped (DeniedConnections listens to packet-ins on its own, alongside PacketInHandler).
+ * when scraped (DeniedConnections listens to packet-ins on its own, alongside PacketInHandler). Returns
+ * what the Flow Exporter's polls feed.
  */
-export function registerPolicyAndConntrackMetrics(registry: Registry, o: AgentCollectorsOptions): void {
+export function registerPolicyAndConntrackMetrics(
+  registry: Registry,
+  o: AgentCollectorsOptions,
+): { readonly conntrackPollCycle: (seconds: number) => void } {
   new PolicyMetrics(registry, {
     policies: () => {
       const cache = o.policy()?.cache;
@@ -46,7 +50,8 @@ export function registerPolicyAndConntrackMetrics(registry: Registry, o: AgentCo
     },
   });
   o.packetIn?.on('packetIn', (pi: PacketIn2) => denied.observe(pi));
-  new FlowExporterMetrics(registry, () => o.flowExporter?.());
+  const flowExporter = new FlowExporterMetrics(registry, () => o.flowExporter?.());
   const appctl = o.appctl;
   if (appctl) new ConntrackMetrics({ registry, read: () => readConntrack(appctl), logger: o.logger });
+  return { conntrackPollCycle: (seconds) => flowExporter.pollCycle.observe(seconds) };
 }
