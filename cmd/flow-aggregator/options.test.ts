@@ -9,8 +9,21 @@ const argv = (...flags: string[]) => ['node', 'flow-aggregator', ...flags];
 describe('flow-aggregator options', () => {
   it('defaults: Antrea’s IPFIX port on every address, config defaults without --config', () => {
     const o = loadOptions(argv());
-    expect(o).toMatchObject({ bindAddress: '0.0.0.0', ipfixPort: 4739, logLevel: 'info' });
+    expect(o).toMatchObject({
+      bindAddress: '0.0.0.0',
+      ipfixPort: 4739,
+      grpcPort: 14739,
+      namespace: 'flow-aggregator',
+      logLevel: 'info',
+    });
     expect(o.config.aggregatorTransportProtocol).toBe('tcp');
+    expect(o.config.flowAggregatorAddress).toBe('');
+  });
+
+  it('takes the gRPC port from --grpc-port and the certificates’ namespace from POD_NAMESPACE', () => {
+    const o = loadOptions(argv('--grpc-port', '0'), { POD_NAMESPACE: 'flows' });
+    expect(o).toMatchObject({ grpcPort: 0, namespace: 'flows' });
+    expect(() => loadOptions(argv('--grpc-port', '-1'))).toThrow();
   });
 
   it('reads flow-aggregator.conf from --config', () => {
