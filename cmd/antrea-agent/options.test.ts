@@ -140,3 +140,12 @@ describe('antrea-agent options: kubeAPIServerOverride', () => {
     );
   });
 });
+
+describe('antrea-agent options: CleanupStaleUDPSvcConntrack', () => {
+  it('is on by default (Beta in Antrea) and featureGates turns it off', () => {
+    expect(withConf('ovsBridge: br-int\n').agent.cleanupStaleUDPSvcConntrack).toBe(true);
+    expect(
+      withConf('featureGates:\n  CleanupStaleUDPSvcConntrack: false\n').agent.cleanupStaleUDPSvcConntrack,
+    ).toBe(false);
+  });
+});

@@ -211,6 +211,7 @@ export function loadOptions(
   set('trafficControl', file.featureGates?.['TrafficControl']);
   set('packetCapture', file.featureGates?.['PacketCapture']);
   set('nodeNetworkPolicy', file.featureGates?.['NodeNetworkPolicy']);
+  set('cleanupStaleUDPSvcConntrack', file.featureGates?.['CleanupStaleUDPSvcConntrack']);
   set('flowExporter', flowExporterConfig(file.flowExporter, file.featureGates?.['FlowExporter']));
   set('egressConfig', {
     exceptCIDRs: file.egress?.exceptCIDRs ?? DEFAULT_CONFIG.egressConfig.exceptCIDRs,

@@ -554,7 +554,9 @@ export class Agent {
         metrics: proxyMetrics,
         endpointSelection: endpointSelectionFor(config.datapathType),
         ...(localNode?.zone ? { nodeZone: localNode.zone } : {}),
-        ...(deps.datapathAppctl ? { staleUdpConntrack: ovsStaleUdpConntrack(deps.datapathAppctl) } : {}),
+        ...(deps.datapathAppctl && config.cleanupStaleUDPSvcConntrack
+          ? { staleUdpConntrack: ovsStaleUdpConntrack(deps.datapathAppctl) }
+          : {}),
         ...(serviceGroups ? { serviceGroups } : {}),
         ...(this.proxyAllHost && this.healthChecks
           ? {
@@ -862,7 +864,9 @@ export class Agent {
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
           // Zone hints and trafficDistribution are always honoured (GA and locked on in Antrea).
           ...(this.proxier ? ['AntreaProxy', 'TopologyAwareHints', 'ServiceTrafficDistribution'] : []),
-          ...(this.proxier && deps.datapathAppctl ? ['CleanupStaleUDPSvcConntrack'] : []),
+          ...(this.proxier && deps.datapathAppctl && config.cleanupStaleUDPSvcConntrack
+            ? ['CleanupStaleUDPSvcConntrack']
+            : []),
           ...(this.npl ? ['NodePortLocal'] : []),
           ...(this.nodePolicyRules ? ['NodeNetworkPolicy'] : []),
           ...(this.egress ? ['Egress'] : []),

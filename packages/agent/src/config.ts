@@ -100,6 +100,11 @@ export interface AgentConfig {
    * previous run's chains are removed.
    */
   readonly nodeNetworkPolicy: boolean;
+  /**
+   * CleanupStaleUDPSvcConntrack (antrea-agent.conf `featureGates`, Beta, on by default as in Antrea):
+   * AntreaProxy deletes the conntrack entries of UDP connections to endpoints a Service lost.
+   */
+  readonly cleanupStaleUDPSvcConntrack: boolean;
   /** Flow exporter (antrea-agent.conf `flowExporter` + `featureGates.FlowExporter`); none: off. */
   readonly flowExporter?: FlowExporterConfig;
   /**
@@ -184,6 +189,7 @@ export const DEFAULT_CONFIG: Omit<AgentConfig, 'nodeName'> = Object.freeze({
   egressConfig: Object.freeze({ exceptCIDRs: Object.freeze([]), maxEgressIPsPerNode: 255 }),
   nodePortLocal: Object.freeze({ enable: false, portRange: '61000-62000' }),
   nodeNetworkPolicy: false,
+  cleanupStaleUDPSvcConntrack: true,
 });
 
 export function makeConfig(partial: Partial<AgentConfig> & { nodeName: string }): AgentConfig {
