@@ -88,7 +88,8 @@ describe('lab', () => {
         ports: [{ port: 80, protocol: 'TCP' }],
       }),
     ]);
-  });
+    // The binaries' build and Lab.up take minutes under full-suite load: the 180 s hook default is tight.
+  }, 600_000);
 
   afterAll(async () => {
     await Lab.down(options);
