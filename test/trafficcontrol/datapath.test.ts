@@ -21,7 +21,7 @@ import { type PodBed, run, startPodBed, waitFor } from '@antrea-ts/harness';
 import { OvsBridgeClient, OvsdbRpcClient } from '@antrea-ts/ovsdb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureOn } from './capture.js';
+import { captureOn } from '../../e2e/traffic-control-capture.js';
 
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 const BR = 'br-int';
