@@ -5,7 +5,7 @@
 // from a Pod on Node 1 to a Pod on Node 2 completes and its pcapng file on the sftp server holds
 // exactly those N packets; a capture nothing matches times out; bad specs are refused.
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PCAPNG_BLOCK } from '@antrea-ts/agent';
@@ -72,9 +72,13 @@ describe.skipIf(!isRoot)('PacketCapture on the lab', () => {
     );
 
   beforeAll(async () => {
-    await exec('npx', ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller'], {
-      cwd: ROOT,
-    });
+    await exec(
+      'npx',
+      ['tsc', '-b', 'cmd/antrea-agent', 'cmd/antrea-cni', 'cmd/antrea-controller', 'cmd/antctl'],
+      {
+        cwd: ROOT,
+      },
+    );
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2 });
     // JSON is YAML: the gate as one flow-style document after the lab's keys.
@@ -178,6 +182,57 @@ describe.skipIf(!isRoot)('PacketCapture on the lab', () => {
       `ip proto 6 and src host ${clientIp} and dst host ${serverIp} and dst port ${PORT}`,
     ]);
     expect(kept.trim().split('\n')).toHaveLength(N);
+  });
+
+  it('antctl packetcapture: creates the capture, waits for it and names the file on the capturing Node', async () => {
+    const run = exec(
+      'node',
+      [
+        join(ROOT, 'dist/cmd/antctl/main.js'),
+        '--kubeconfig',
+        lab.kubeconfigPath,
+        '-t',
+        '60s',
+        'packetcapture',
+        '-S',
+        `${NS}/client`,
+        '-D',
+        `${NS}/server`,
+        '-n',
+        '3',
+        '-f',
+        `tcp,tcp_dst=${PORT},tcp_flags=+syn-ack`,
+      ],
+      { timeout: 90_000 },
+    );
+    let done = false;
+    void run.finally(() => {
+      done = true;
+    });
+    // SYNs (not SYN-ACKs) from the client to server:8080 until antctl returns: one per connection.
+    for (let sport = 44_000; !done && sport < 44_200; sport++) {
+      const conn = holdTcpConnection(clientNetns, serverIp, PORT, sport);
+      await new Promise((r) => setTimeout(r, 300));
+      await conn.close();
+    }
+    const { stdout } = await run;
+    const name = /^PacketCapture Name: (\S+)$/m.exec(stdout)?.[1] ?? '';
+    expect(name).toMatch(/^pcap-client-pcap-server-[a-z0-9]{8}$/);
+    expect(stdout).toContain('Captured packets: 3\n');
+    // Antrea's directory under the agent's temp dir (the lab gives each Node its own TMPDIR); the
+    // agents run on this machine, so the file named is readable here.
+    const path =
+      new RegExp(
+        `^Captured packets file: antrea-agent-${N1}:(/\\S+/antrea/packetcapture/packets/${name}\\.pcapng)$`,
+        'm',
+      ).exec(stdout)?.[1] ?? '';
+    expect(path, stdout).not.toBe('');
+    const { stdout: listed } = await exec('tcpdump', ['-r', path, '-nn']);
+    const lines = listed.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/ > .*\.8080: Flags \[S\],/);
+    await lab.kubectl(['delete', 'packetcapture', name]);
+    await poll('file removed with the CR', async () => !existsSync(path), { timeoutMs: 30_000 });
   });
 
   it('reports a timeout when nothing matches, with nothing to upload', async () => {
