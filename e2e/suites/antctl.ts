@@ -84,10 +84,16 @@ export const antctlChecks: E2eCheck[] = [
         const [agName] = np.rules?.[0]?.from?.addressGroups ?? [];
         assert.ok(atgName && agName, `policy without groups: ${JSON.stringify(np)}`);
 
-        const atgs = await antctlJson<Group>(p, ['get', 'appliedtogroup', atgName], CONTROLLER);
+        // Groups follow Pod events, a watch apart from the policy's: read until the members are in.
+        const groupOf = async (kind: string, name: string, want: string[]) =>
+          eventually(
+            () => antctlJson<Group>(p, ['get', kind, name], CONTROLLER),
+            (g) => JSON.stringify(members(g[0])) === JSON.stringify(want),
+          );
+        const atgs = await groupOf('appliedtogroup', atgName, [`${ns}/server`]);
         assert.equal(atgs[0]?.name, atgName);
         assert.deepEqual(members(atgs[0]), [`${ns}/server`]);
-        const ags = await antctlJson<Group>(p, ['get', 'addressgroup', agName], CONTROLLER);
+        const ags = await groupOf('addressgroup', agName, [`${ns}/client ${client.ips[0]}`]);
         assert.deepEqual(members(ags[0]), [`${ns}/client ${client.ips[0]}`]);
 
         const [info] = await eventually(
