@@ -36,7 +36,7 @@ export const DEFAULT_VALUES = {
   egress: { exceptCIDRs: [], maxEgressIPsPerNode: 255 },
   // Flow Exporter (with featureGates.FlowExporter): local Pods' connections to the Flow Aggregator
   // Service of build/yamls/flow-aggregator.yml, over gRPC with mutual TLS as Antrea's default (or
-  // IPFIX over tcp/udp on 4739; Antrea's IPFIX over tls is not implemented here).
+  // IPFIX on 4739 over tls, tcp or udp).
   flowExporter: {
     enable: false,
     flowCollectorAddr: 'flow-aggregator/flow-aggregator:14739:grpc',
@@ -246,7 +246,7 @@ function agentConf(r) {
     `  maxEgressIPsPerNode: ${r.scalar('egress.maxEgressIPsPerNode')}`,
     '# flowExporter: needs featureGates.FlowExporter too. flowCollectorAddr is <HOST>:[<PORT>][:<PROTO>],',
     '# HOST may be <namespace>/<Service>; PROTO grpc (mutual TLS with the certificates the Flow Aggregator',
-    '# publishes in its namespace), tcp or udp (IPFIX; tls is not implemented here).',
+    '# publishes in its namespace), or IPFIX over tls (the same certificates), tcp or udp.',
     'flowExporter:',
     `  enable: ${r.scalar('flowExporter.enable')}`,
     ...[
@@ -668,8 +668,9 @@ export const FLOW_AGGREGATOR_VALUES = {
   image: DEFAULT_VALUES.image,
   activeFlowRecordTimeout: '60s',
   inactiveFlowRecordTimeout: '90s',
-  // The IPFIX collector: tcp or udp (or none); Antrea's default tls is not implemented. The gRPC
-  // collector (the agents' default, port 14739, mutual TLS) always runs, as in Antrea.
+  // The IPFIX collector: tls, tcp or udp (or none). tcp by default here (Antrea: tls), so that the
+  // aggregator also serves IPFIX without Kubernetes. The gRPC collector (the agents' default, port
+  // 14739, mutual TLS) always runs, as in Antrea.
   aggregatorTransportProtocol: 'tcp',
   // One more DNS name or IP in the gRPC server certificate (besides flow-aggregator.<ns>.svc).
   flowAggregatorAddress: '',
@@ -707,7 +708,7 @@ function flowAggregatorConf(r) {
     'mode: Aggregate',
     json('activeFlowRecordTimeout', 'activeFlowRecordTimeout: '),
     json('inactiveFlowRecordTimeout', 'inactiveFlowRecordTimeout: '),
-    '# The IPFIX collector on 4739: tcp, udp or none (no tls here). The gRPC collector (14739, mutual',
+    '# The IPFIX collector on 4739: tls (mutual), tcp, udp or none. The gRPC collector (14739, mutual',
     "# TLS, the agents' default) always runs; its CA and client certificate go to the Secrets",
     '# flow-aggregator-ca-tls and flow-aggregator-client-tls and the CA to the ConfigMap flow-aggregator-ca.',
     json('aggregatorTransportProtocol', 'aggregatorTransportProtocol: '),

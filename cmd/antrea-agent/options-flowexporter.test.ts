@@ -47,12 +47,12 @@ describe('antrea-agent options: flowExporter', () => {
   });
 
   it('refuses a collector protocol it cannot speak only when the exporter is on', () => {
-    // IPFIX over tls (Antrea's default when PROTO is left out) is not spoken here; grpc is.
-    const ipfixTls =
-      'flowExporter:\n  enable: true\n  flowCollectorAddr: "flow-aggregator/flow-aggregator:4739:tls"\n';
-    expect(load(ipfixTls)?.featureGate).toBe(false);
-    expect(() => load(`featureGates:\n  FlowExporter: true\n${ipfixTls}`)).toThrow(/tls is not supported/);
-    const chart = ipfixTls.replace('4739:tls', '14739:grpc');
+    const sctp =
+      'flowExporter:\n  enable: true\n  flowCollectorAddr: "flow-aggregator/flow-aggregator:4739:sctp"\n';
+    expect(load(sctp)?.featureGate).toBe(false);
+    expect(() => load(`featureGates:\n  FlowExporter: true\n${sctp}`)).toThrow(/unknown protocol sctp/);
+    // Antrea's chart default.
+    const chart = sctp.replace('4739:sctp', '14739:grpc');
     expect(load(`featureGates:\n  FlowExporter: true\n${chart}`)?.collector).toEqual({
       host: 'flow-aggregator/flow-aggregator',
       port: 14739,

@@ -78,6 +78,10 @@ async function main(): Promise<void> {
     );
   // As Antrea, the gRPC collector always runs (with the CA and client certificate kept in
   // Kubernetes for the agents); aggregatorTransportProtocol only picks the IPFIX collector.
+  if (!kubeConfig && c.aggregatorTransportProtocol === 'tls')
+    throw new Error(
+      'aggregatorTransportProtocol tls needs the certificates kept in Kubernetes: give --kubeconfig',
+    );
   const tls = kubeConfig
     ? await new CertificateProvider({
         kubeConfig,
@@ -90,7 +94,7 @@ async function main(): Promise<void> {
     host: options.bindAddress,
     port: options.ipfixPort,
     transports: c.aggregatorTransportProtocol === 'none' ? [] : [c.aggregatorTransportProtocol],
-    ...(tls ? { grpc: { port: options.grpcPort, tls } } : {}),
+    ...(tls ? { tls, grpcPort: options.grpcPort } : {}),
     activeTimeoutMs: c.activeFlowRecordTimeoutMs,
     inactiveTimeoutMs: c.inactiveFlowRecordTimeoutMs,
     exporters: exporters(options, logger),

@@ -44,7 +44,7 @@ describe('flow-aggregator options', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fa-opts-'));
     try {
       const conf = join(dir, 'flow-aggregator.conf');
-      writeFileSync(conf, 'aggregatorTransportProtocol: tls\n');
+      writeFileSync(conf, 'mode: Proxy\n');
       expect(() => loadOptions(argv('--config', conf))).toThrow(
         expect.objectContaining({ code: 'FA_UNSUPPORTED' }),
       );

@@ -5,7 +5,8 @@
 // (flow-aggregator.flow-aggregator.svc, as for Antrea's default Service address) and streams both
 // Nodes' halves of a connection, which come out as one correlated record. A CA the aggregator did
 // not sign with, a client certificate from another CA, or another server name are refused with
-// IPFIX_TLS and the TLS reason.
+// IPFIX_TLS and the TLS reason. Antrea's other TLS transport, IPFIX over mutual TLS (`:tls`, the
+// default of its aggregatorTransportProtocol), runs on the same certificates.
 import {
   AGGREGATOR_TLS_SOURCE,
   type AggregatorClientTls,
@@ -48,8 +49,9 @@ describe('gRPC flow export over mutual TLS with the aggregator’s certificates 
     fa = new FlowAggregator({
       host: '127.0.0.1',
       port: 0,
-      transports: [],
-      grpc: { port: 0, tls: serverTls },
+      transports: ['tls'],
+      tls: serverTls,
+      grpcPort: 0,
       activeTimeoutMs: 60_000,
       inactiveTimeoutMs: 90_000,
       expiryIntervalMs: 3_600_000, // rounds run by flush() only
@@ -139,6 +141,40 @@ describe('gRPC flow export over mutual TLS with the aggregator’s certificates 
       flowEndSecondsFromSourceNode: 105,
       flowEndSecondsFromDestinationNode: 105,
     });
+  });
+
+  it('takes IPFIX over mutual TLS with the same certificates, and refuses a stranger there too', async () => {
+    const before = fa.stats().recordsIn;
+    const open = (readTls: () => Promise<AggregatorClientTls>) =>
+      openCollectorSession({
+        host: '127.0.0.1',
+        port: fa.port,
+        transport: 'tls',
+        serverName: SERVER_NAME,
+        domainId: 46,
+        readTls,
+        logger,
+        now: Date.now,
+      });
+    const session = await open(kubeAggregatorTls(kube.kubeConfig));
+    const rec = agentRecord({
+      src: '10.10.0.9',
+      dst: '8.8.8.8',
+      sport: 40_999,
+      dport: 53,
+      flowType: 3,
+      start: 100,
+      end: 101,
+      srcPod: { name: 'client', namespace: 'fa', node: 'node-1' },
+    });
+    await session.send([ANTREA_AGENT_IPV4_ELEMENTS.map((n) => rec[n]!)]);
+    await waitFor('the IPFIX record over TLS', async () => fa.stats().recordsIn > before, 10_000);
+    session.close();
+    const otherCa = createFlowAggregatorCa(Date.now());
+    const err = await open(async () => ({ ...agentTls, ...issueLeaf(otherCa, 'client', Date.now()) })).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'IPFIX_TLS' });
   });
 
   const connect = (tls: AggregatorClientTls, serverName = SERVER_NAME) =>

@@ -138,7 +138,7 @@ async function endToEnd(n: number, transport: 'tcp' | 'grpc'): Promise<{ wallMs:
     host: '127.0.0.1',
     port: 0,
     transports: transport === 'tcp' ? ['tcp'] : [],
-    ...(transport === 'grpc' ? { grpc: { port: 0, tls: serverTls } } : {}),
+    ...(transport === 'grpc' ? { tls: serverTls, grpcPort: 0 } : {}),
     activeTimeoutMs: 60_000,
     inactiveTimeoutMs: 90_000,
     expiryIntervalMs: 100,

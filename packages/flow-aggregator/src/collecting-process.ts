@@ -1,10 +1,12 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { type DecodedDataRecord, decodeMessage, TemplateCache } from '@antrea-ts/ipfix';
+import tls from 'node:tls';
+import { type DecodedDataRecord, decodeMessage, type FlowServerTls, TemplateCache } from '@antrea-ts/ipfix';
 import type { Logger } from 'pino';
 import { FlowAggregatorError } from './errors.js';
 
-export type CollectorTransport = 'tcp' | 'udp';
+/** `tls`: the TCP collector inside mutual TLS (Antrea's default aggregatorTransportProtocol). */
+export type CollectorTransport = 'tcp' | 'udp' | 'tls';
 
 /**
  * UDP exporter addresses whose templates are kept (one per agent; a cluster has at most a few
@@ -18,6 +20,8 @@ export interface CollectingProcessOptions {
   /** 4739 in Antrea; 0 picks a free port. */
   readonly port: number;
   readonly transports: readonly CollectorTransport[];
+  /** The serving certificate and the CA the exporters' client certificates must chain to (`tls`). */
+  readonly tls?: FlowServerTls;
   readonly logger: Logger;
   /** Each decoded message's data records, as they arrive. */
   readonly onRecords: (records: readonly DecodedDataRecord[], domainId: number) => void;
@@ -57,8 +61,26 @@ export class CollectingProcess {
   async start(): Promise<number> {
     let port = this.o.port;
     try {
-      if (this.o.transports.includes('tcp')) {
-        const server = net.createServer((s) => this.serve(s));
+      const secure = this.o.transports.includes('tls');
+      if (secure && !this.o.tls)
+        throw new FlowAggregatorError('FA_TLS', 'the tls collecting process needs its certificates');
+      if (this.o.transports.includes('tcp') || secure) {
+        const t = this.o.tls;
+        const server =
+          secure && t
+            ? tls.createServer(
+                {
+                  ca: t.caPem,
+                  cert: t.certPem,
+                  key: t.keyPem,
+                  // As Antrea's: only exporters with a client certificate from this CA.
+                  requestCert: true,
+                  rejectUnauthorized: true,
+                  minVersion: 'TLSv1.2',
+                },
+                (s) => this.serve(s),
+              )
+            : net.createServer((s) => this.serve(s));
         this.tcp = server;
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);

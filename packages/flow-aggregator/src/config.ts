@@ -11,7 +11,8 @@ export interface FlowAggregatorConfig {
   readonly mode: 'Aggregate';
   readonly activeFlowRecordTimeoutMs: number;
   readonly inactiveFlowRecordTimeoutMs: number;
-  readonly aggregatorTransportProtocol: 'tcp' | 'udp' | 'none';
+  /** The IPFIX collector's transport (`tls`: mutual TLS with the aggregator's certificates). */
+  readonly aggregatorTransportProtocol: 'tls' | 'tcp' | 'udp' | 'none';
   /** One more DNS name or IP in the gRPC server certificate (Antrea's `flowAggregatorAddress`). */
   readonly flowAggregatorAddress: string;
   readonly recordContents: { readonly podLabels: boolean };
@@ -105,8 +106,8 @@ function filters(v: unknown): FlowFilter[] {
 
 /**
  * Parses flow-aggregator.conf (YAML). Durations under 1 s are rounded up to 1 s as Antrea does.
- * Refuses what Antrea accepts but this implementation lacks (FA_UNSUPPORTED): Proxy mode, the
- * tls transport, ClickHouse, S3, JSON records.
+ * Refuses what Antrea accepts but this implementation lacks (FA_UNSUPPORTED): Proxy mode,
+ * ClickHouse, S3, JSON records, TLS to the downstream flowCollector.
  */
 export function parseConfig(text: string): FlowAggregatorConfig {
   let doc: Doc;
@@ -121,10 +122,11 @@ export function parseConfig(text: string): FlowAggregatorConfig {
   if (mode !== 'Aggregate') unsupported(`mode ${mode}`);
   const seconds = (key: string, dflt: string): number =>
     Math.max(1000, parseDuration(key, typed(doc, key, 'string', dflt)));
-  // Antrea defaults to tls; without TLS here, an unset key means tcp and an explicit tls is refused.
+  // Antrea defaults to tls. Here an unset key means tcp: tls needs the certificates kept in
+  // Kubernetes, and the aggregator must also serve where it has no Kubernetes (the manifests test
+  // runs the Deployment's command line alone). tls is served when asked for.
   const transport = typed(doc, 'aggregatorTransportProtocol', 'string', 'tcp').toLowerCase();
-  if (transport === 'tls') unsupported('aggregatorTransportProtocol tls (use tcp or udp)');
-  if (!['tcp', 'udp', 'none'].includes(transport))
+  if (!['tls', 'tcp', 'udp', 'none'].includes(transport))
     throw new FlowAggregatorError(
       'FA_CONFIG',
       `aggregatorTransportProtocol: ${transport} is not tls, tcp, udp or none`,
@@ -144,7 +146,7 @@ export function parseConfig(text: string): FlowAggregatorConfig {
     mode: 'Aggregate',
     activeFlowRecordTimeoutMs: seconds('activeFlowRecordTimeout', '60s'),
     inactiveFlowRecordTimeoutMs: seconds('inactiveFlowRecordTimeout', '90s'),
-    aggregatorTransportProtocol: transport as 'tcp' | 'udp' | 'none',
+    aggregatorTransportProtocol: transport as FlowAggregatorConfig['aggregatorTransportProtocol'],
     flowAggregatorAddress: typed(doc, 'flowAggregatorAddress', 'string', ''),
     recordContents: Object.freeze({
       podLabels: typed(section(doc, 'recordContents'), 'podLabels', 'boolean', false),

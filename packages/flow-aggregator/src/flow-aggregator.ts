@@ -18,10 +18,15 @@ export interface FlowAggregatorOptions {
   /** Empty: no collecting process (aggregatorTransportProtocol none). */
   readonly transports: readonly CollectorTransport[];
   /**
-   * Antrea's gRPC collector (FlowExportService, mutual TLS), the agents' default transport: its port
-   * (14739 in Antrea, 0 picks a free one) and certificates. Absent: IPFIX only.
+   * The aggregator's serving certificate and CA (CertificateProvider): needed by the gRPC collector
+   * and by the `tls` IPFIX transport.
    */
-  readonly grpc?: { readonly port: number; readonly tls: FlowServerTls };
+  readonly tls?: FlowServerTls;
+  /**
+   * Antrea's gRPC collector (FlowExportService, mutual TLS with `tls`), the agents' default
+   * transport: its port (14739 in Antrea, 0 picks a free one). Absent: IPFIX only.
+   */
+  readonly grpcPort?: number;
   readonly activeTimeoutMs: number;
   readonly inactiveTimeoutMs: number;
   readonly exporters: readonly FlowRecordExporter[];
@@ -72,19 +77,21 @@ export class FlowAggregator {
             host: o.host,
             port: o.port,
             transports: o.transports,
+            ...(o.tls ? { tls: o.tls } : {}),
             logger: o.logger,
             onRecords: (records) => this.take(records),
           })
         : undefined;
-    this.grpcCollector = o.grpc
-      ? new GrpcFlowCollector({
-          host: o.host,
-          port: o.grpc.port,
-          tls: o.grpc.tls,
-          logger: o.logger,
-          onRecords: (records) => this.takeNamed(records),
-        })
-      : undefined;
+    this.grpcCollector =
+      o.grpcPort !== undefined && o.tls
+        ? new GrpcFlowCollector({
+            host: o.host,
+            port: o.grpcPort,
+            tls: o.tls,
+            logger: o.logger,
+            onRecords: (records) => this.takeNamed(records),
+          })
+        : undefined;
   }
 
   /** The collecting process's port (0 without one). */

@@ -8,10 +8,11 @@ describe('flowCollectorAddr', () => {
       port: 4739,
       transport: 'udp',
     });
+    // Antrea's defaults: port 4739, IPFIX over tls.
     expect(parseCollectorAddress('collector.example')).toEqual({
       host: 'collector.example',
       port: 4739,
-      transport: 'tcp',
+      transport: 'tls',
     });
     expect(parseCollectorAddress('flow-aggregator/flow-aggregator:4739:tcp').host).toBe(
       'flow-aggregator/flow-aggregator',
@@ -31,7 +32,6 @@ describe('flowCollectorAddr', () => {
   });
 
   it('refuses what it cannot speak or parse', () => {
-    expect(() => parseCollectorAddress('10.0.0.5:4739:tls')).toThrow(/tls is not supported/);
     expect(() => parseCollectorAddress('10.0.0.5:4739:sctp')).toThrow(/unknown protocol sctp/);
     expect(() => parseCollectorAddress('10.0.0.5:99999')).toThrow(/bad port/);
     expect(() => parseCollectorAddress(':4739')).toThrow(/no host/);

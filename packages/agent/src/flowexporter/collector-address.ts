@@ -16,9 +16,8 @@ export interface CollectorAddress {
 
 /**
  * Antrea's `flowCollectorAddr`: `<HOST>:[<PORT>][:<PROTO>]`, IPv6 hosts in brackets. PROTO is
- * `grpc` (Antrea's chart default, with `:14739`), `tcp` or `udp`. Antrea's code defaults a missing
- * PROTO to IPFIX over `tls`, which this agent does not speak: a missing PROTO means `tcp` here and
- * `tls` is refused.
+ * `grpc` (Antrea's chart default, with `:14739`), `tls` (IPFIX over mutual TLS, Antrea's default
+ * when PROTO is left out), `tcp` or `udp`.
  */
 export function parseCollectorAddress(text: string): CollectorAddress {
   const invalid = (why: string) =>
@@ -41,8 +40,8 @@ export function parseCollectorAddress(text: string): CollectorAddress {
   if (rest.length > 2) throw invalid('expected <HOST>:[<PORT>][:<PROTO>]');
   const port = rest[0] ? Number(rest[0]) : DEFAULT_COLLECTOR_PORT;
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw invalid(`bad port ${rest[0]}`);
-  const proto = rest[1] || 'tcp';
-  if (proto === 'tls') throw invalid('IPFIX over tls is not supported yet (use grpc, tcp or udp)');
-  if (proto !== 'tcp' && proto !== 'udp' && proto !== 'grpc') throw invalid(`unknown protocol ${proto}`);
+  const proto = rest[1] || 'tls';
+  if (proto !== 'tcp' && proto !== 'udp' && proto !== 'tls' && proto !== 'grpc')
+    throw invalid(`unknown protocol ${proto}`);
   return { host, port, transport: proto };
 }

@@ -1,6 +1,7 @@
 import {
   ANTREA_AGENT_IPV4_ELEMENTS,
   type FieldValue,
+  type FlowClientTls,
   GrpcFlowExporter,
   IpfixExporter,
   type NamedFlowValues,
@@ -42,18 +43,23 @@ export function namedRecord(values: readonly FieldValue[]): NamedFlowValues {
   return out;
 }
 
-/** Opens a session (templates sent for IPFIX; TLS checked and the stream opened for gRPC). */
+/** The aggregator's CA and client certificate, with the name to check (grpc and tls). */
+async function clientTls(o: CollectorSessionOptions): Promise<FlowClientTls> {
+  if (!o.readTls)
+    throw new AgentError(
+      'AGENT_FLOW_EXPORTER_TLS',
+      `flow export over ${o.transport} needs a Kubernetes client to read the Flow Aggregator CA`,
+    );
+  return { ...(await o.readTls()), serverName: o.serverName };
+}
+
+/** Opens a session (templates sent for IPFIX; TLS checked first for grpc and tls). */
 export async function openCollectorSession(o: CollectorSessionOptions): Promise<CollectorSession> {
   if (o.transport === 'grpc') {
-    if (!o.readTls)
-      throw new AgentError(
-        'AGENT_FLOW_EXPORTER_TLS',
-        'gRPC flow export needs a Kubernetes client to read the Flow Aggregator CA',
-      );
     const exporter = new GrpcFlowExporter({
       host: o.host,
       port: o.port,
-      tls: { ...(await o.readTls()), serverName: o.serverName },
+      tls: await clientTls(o),
       domainId: o.domainId,
       logger: o.logger,
       now: o.now,
@@ -65,6 +71,7 @@ export async function openCollectorSession(o: CollectorSessionOptions): Promise<
     host: o.host,
     port: o.port,
     transport: o.transport,
+    ...(o.transport === 'tls' ? { tls: await clientTls(o) } : {}),
     domainId: o.domainId,
     templates: [IPV4_TEMPLATE],
     logger: o.logger,

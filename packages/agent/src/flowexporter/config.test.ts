@@ -44,7 +44,8 @@ describe('flowExporter config', () => {
     expect(() => flowExporterConfig({ ...on, protocolFilter: ['icmp'] }, true)).toThrow(
       /unknown protocol icmp/,
     );
-    expect(() => flowExporterConfig({ ...on, flowCollectorAddr: 'x:1:tls' }, true)).toThrow(/tls/);
+    expect(() => flowExporterConfig({ ...on, flowCollectorAddr: 'x:1:sctp' }, true)).toThrow(/sctp/);
+    expect(flowExporterConfig({ ...on, flowCollectorAddr: 'x:1:tls' }, true).collector.transport).toBe('tls');
   });
 
   it('raises export timeouts under the poll interval to it, as Antrea does', () => {
@@ -56,12 +57,12 @@ describe('flowExporter config', () => {
   });
 
   it('does not refuse to start over a section it will not use (exporter off)', () => {
-    const ipfixTls = { enable: true, flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:tls' };
-    expect(flowExporterConfig(ipfixTls, false)).toMatchObject({
+    const unknown = { enable: true, flowCollectorAddr: 'flow-aggregator/flow-aggregator:4739:sctp' };
+    expect(flowExporterConfig(unknown, false)).toMatchObject({
       featureGate: false,
       collector: { port: 14739, transport: 'grpc' },
     });
-    expect(flowExporterConfig({ ...ipfixTls, enable: false }, true).enable).toBe(false);
-    expect(() => flowExporterConfig(ipfixTls, true)).toThrow(/tls/);
+    expect(flowExporterConfig({ ...unknown, enable: false }, true).enable).toBe(false);
+    expect(() => flowExporterConfig(unknown, true)).toThrow(/sctp/);
   });
 });

@@ -17,7 +17,13 @@ export interface FlowClientTls {
  * failed handshake only as "unavailable"; this says why (wrong CA, name mismatch, client
  * certificate refused), so the agent's log names the cause. Fails with IPFIX_TLS.
  */
-export function probeTls(host: string, port: number, t: FlowClientTls, timeoutMs: number): Promise<void> {
+export function probeTls(
+  host: string,
+  port: number,
+  t: FlowClientTls,
+  timeoutMs: number,
+  alpn: readonly string[] = ['h2'],
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (why: string, cause?: unknown) => {
       socket.destroy();
@@ -31,17 +37,7 @@ export function probeTls(host: string, port: number, t: FlowClientTls, timeoutMs
         ),
       );
     };
-    const socket = tls.connect({
-      host,
-      port,
-      ca: t.caPem,
-      cert: t.certPem,
-      key: t.keyPem,
-      ALPNProtocols: ['h2'],
-      minVersion: 'TLSv1.2',
-      ...(isIpText(t.serverName) ? {} : { servername: t.serverName }),
-      checkServerIdentity: (_host, cert) => tls.checkServerIdentity(t.serverName, cert),
-    });
+    const socket = tls.connect({ host, port, ...tlsClientOptions(t, alpn) });
     socket.setTimeout(timeoutMs, () => fail(`no handshake within ${timeoutMs} ms`));
     socket.once('error', (err) => fail(err.message, err));
     socket.once('secureConnect', () => {
@@ -64,6 +60,19 @@ export function probeTls(host: string, port: number, t: FlowClientTls, timeoutMs
       });
     });
   });
+}
+
+/** Client-side TLS options: the CA, the client certificate, the name checked, TLS 1.2 or newer. */
+export function tlsClientOptions(t: FlowClientTls, alpn: readonly string[]): tls.ConnectionOptions {
+  return {
+    ca: t.caPem,
+    cert: t.certPem,
+    key: t.keyPem,
+    ...(alpn.length ? { ALPNProtocols: [...alpn] } : {}),
+    minVersion: 'TLSv1.2',
+    ...(isIpText(t.serverName) ? {} : { servername: t.serverName }),
+    checkServerIdentity: (_host, cert) => tls.checkServerIdentity(t.serverName, cert),
+  };
 }
 
 /** How long to wait for a TLS 1.3 server's verdict on the client certificate when it sends no ticket. */
