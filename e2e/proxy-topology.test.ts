@@ -2,7 +2,9 @@
 // lab Nodes get topology.kubernetes.io/zone labels, a Service asks for trafficDistribution
 // PreferClose, kube-controller-manager's EndpointSlice controller writes zone hints, and each
 // Node's agent then sends its Pods' connections to the endpoints of its own zone only. Without the
-// hints (the field removed) both endpoints take connections again.
+// hints (the field removed) both endpoints take connections again. Last, CleanupStaleUDPSvcConntrack
+// (on by default): a UDP client that keeps its source port follows its endpoint's removal from a
+// Service at once, instead of talking to the removed endpoint for as long as it keeps sending.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +25,7 @@ const N1 = 'lab43-node-1';
 const N2 = 'lab43-node-2';
 const NS = 'topo';
 const HTTP = 80;
+const DNS = 5353;
 const isRoot = process.getuid?.() === 0;
 const exec = promisify(execFile);
 
@@ -48,10 +51,30 @@ const once = () => new Promise((resolve) => {
 })();
 `;
 
+/** argv: host port sourcePort; one "ping" from sourcePort, prints the "pong" sender id or "timeout". */
+const UDP_FROM_PORT = String.raw`
+const sock = require('node:dgram').createSocket('udp4');
+const [host, port, sport] = process.argv.slice(1);
+sock.bind(Number(sport), () => {
+  const timer = setTimeout(() => { console.log('timeout'); sock.close(); }, 2000);
+  sock.on('message', (m) => {
+    const [pong, nonce, id] = m.toString().trim().split(' ');
+    if (pong === 'pong' && nonce === 'n1') { clearTimeout(timer); console.log(id); sock.close(); }
+  });
+  sock.send('ping n1', Number(port), host);
+});
+`;
+
 describe.skipIf(!isRoot)('AntreaProxy zone hints on the lab', () => {
   let lab: Lab;
   let webIp = '';
 
+  const applyService = (name: string, spec: object) =>
+    lab.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: NS }, spec }),
+    });
+  const serviceIp = async (name: string) =>
+    (await lab.kubectl(['get', 'service', name, '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
   /** Who answered `count` connections from a client Pod to web. */
   const answers = async (client: string, count: number): Promise<string[]> =>
     JSON.parse(
@@ -97,26 +120,24 @@ describe.skipIf(!isRoot)('AntreaProxy zone hints on the lab', () => {
     // Zones first: the EndpointSlice controller reads an endpoint's zone from its Node.
     await lab.kubectl(['label', 'node', N1, 'topology.kubernetes.io/zone=zone-a', '--overwrite']);
     await lab.kubectl(['label', 'node', N2, 'topology.kubernetes.io/zone=zone-b', '--overwrite']);
-    const ports = [{ port: HTTP, protocol: 'TCP' as const }];
+    const ports = [
+      { port: HTTP, protocol: 'TCP' as const },
+      { port: DNS, protocol: 'UDP' as const },
+    ];
     await lab.createPod({ namespace: NS, name: 'client-1', node: N1, labels: { app: 'client' } });
     await lab.createPod({ namespace: NS, name: 'client-2', node: N2, labels: { app: 'client' } });
-    await lab.createPod({ namespace: NS, name: 's1', node: N1, labels: { app: 'server' }, ports });
-    await lab.createPod({ namespace: NS, name: 's2', node: N2, labels: { app: 'server' }, ports });
-    await lab.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'web', namespace: NS },
-        spec: {
-          selector: { app: 'server' },
-          ports: [{ port: 8080, targetPort: HTTP, protocol: 'TCP' }],
-          trafficDistribution: 'PreferClose',
-        },
-      }),
+    await lab.createPod({ namespace: NS, name: 's1', node: N1, labels: { app: 'server', udp: 'on' }, ports });
+    await lab.createPod({ namespace: NS, name: 's2', node: N2, labels: { app: 'server', udp: 'on' }, ports });
+    await applyService('web', {
+      selector: { app: 'server' },
+      ports: [{ port: 8080, targetPort: HTTP, protocol: 'TCP' }],
+      trafficDistribution: 'PreferClose',
     });
-    webIp = (
-      await lab.kubectl(['get', 'service', 'web', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}'])
-    ).trim();
+    await applyService('dns', {
+      selector: { udp: 'on' },
+      ports: [{ port: 53, targetPort: DNS, protocol: 'UDP' }],
+    });
+    webIp = await serviceIp('web');
   }, 300_000);
 
   afterAll(async () => {
@@ -163,5 +184,42 @@ describe.skipIf(!isRoot)('AntreaProxy zone hints on the lab', () => {
     // 30 connections from new source ports, hashed over two buckets: both are hit (2^-29 odds not).
     expect(new Set(await answers('client-1', 30))).toEqual(new Set([`${NS}/s1`, `${NS}/s2`]));
     expect(new Set(await answers('client-2', 30))).toEqual(new Set([`${NS}/s1`, `${NS}/s2`]));
+  }, 180_000);
+
+  it('a UDP client keeping its source port follows its endpoint leaving the Service (stale conntrack deleted)', async () => {
+    const dnsIp = await serviceIp('dns');
+    const from = (sport: number) =>
+      lab
+        .exec(NS, 'client-1', ['node', '-e', UDP_FROM_PORT, dnsIp, '53', String(sport)], {
+          timeoutMs: 30_000,
+        })
+        .then((out) => out.trim());
+    // Both servers answer the Service (new source ports hash over both buckets).
+    await poll(
+      'both UDP endpoints answer',
+      async () => {
+        const seen = new Set<string>();
+        for (let sport = 47000; sport < 47012; sport++) seen.add(await from(sport));
+        return seen.has(`${NS}/s1`) && seen.has(`${NS}/s2`);
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    const SPORT = 47100;
+    const first = await from(SPORT);
+    expect([`${NS}/s1`, `${NS}/s2`]).toContain(first);
+    const gone = first.split('/')[1]!;
+    const other = `${NS}/${gone === 's1' ? 's2' : 's1'}`;
+    // The endpoint leaves the Service; its Pod keeps running and would still answer a stale entry.
+    await lab.kubectl(['label', 'pod', gone, '-n', NS, 'udp-']);
+    // Sending every second keeps a stale entry alive: without the flush this stays `first`.
+    await poll(
+      'the same source port answered by the remaining endpoint',
+      async () => (await from(SPORT)) === other,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 1_000,
+      },
+    );
+    expect(await from(SPORT)).toBe(other);
   }, 180_000);
 });
