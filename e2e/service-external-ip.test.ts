@@ -5,25 +5,21 @@
 // answers ARP for it on the underlay and names itself in the ingress hostname, and this test process
 // (in the root netns, on the underlay: the client outside the cluster) connects to the IP and reaches
 // both endpoints. The holder turning NotReady moves the IP to the other Node (its ARP answer and the
-// hostname); deleting the Service frees the IP in the pool and on the Nodes.
+// hostname); an agent started with the gate off removes its entry; deleting the Service frees the IP
+// in the pool and on the Nodes.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, poll, run } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { poll, run } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { tcpAnswer } from './framework/outside-client.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const INSTANCE = 38;
-const options: LabOptions = {
-  stateDir: `/var/run/antrea-ts-lab-e2e-${INSTANCE}`,
-  instance: INSTANCE,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(INSTANCE);
 const N1 = `lab${INSTANCE}-node-1`;
 const N2 = `lab${INSTANCE}-node-2`;
 const NS = 'sx';
@@ -211,6 +207,26 @@ describe.skipIf(!isRoot)('ServiceExternalIP on the lab', () => {
     } finally {
       await setReady(before.node, 'True');
     }
+  }, 180_000);
+
+  it('an agent started with the gate off removes its entry; on again, it answers for the IP again', async () => {
+    const { ip, node } = await held();
+    const conf = join(lab.layout.nodeDir(node), 'antrea-agent.conf');
+    const on = readFileSync(conf, 'utf8');
+    writeFileSync(conf, on.replace('ServiceExternalIP: true', 'ServiceExternalIP: false'));
+    try {
+      await lab.restart(`antrea-agent@${node}`);
+      await poll('entry removed', async () => (await proxyEntries(node)).length === 0 || undefined, {
+        timeoutMs: 60_000,
+      });
+    } finally {
+      writeFileSync(conf, on);
+    }
+    await lab.restart(`antrea-agent@${node}`);
+    await poll('entry back', async () => (await proxyEntries(node)).includes(ip) || undefined, {
+      timeoutMs: 60_000,
+    });
+    expect((await answers(ip, 4)).every(answered)).toBe(true);
   }, 180_000);
 
   it('deleting the Service frees the IP in the pool and on the Nodes', async () => {

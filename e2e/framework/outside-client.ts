@@ -52,3 +52,21 @@ export function udpAnswer(
     sock.send(payload, port, host);
   });
 }
+
+/**
+ * Connects to host:port every `stepMs` (each try waits `tryMs` at most) until `done(answer)`;
+ * resolves with the time it first was (ms since epoch). For benchmarks timing a change to packets.
+ */
+export async function firstAnswerAt(
+  host: string,
+  port: number,
+  done: (answer: string) => boolean,
+  { stepMs = 20, tryMs = 300, timeoutMs = 60_000 } = {},
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (done(await tcpAnswer(host, port, tryMs))) return Date.now();
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error(`${host}:${port} never did`);
+}

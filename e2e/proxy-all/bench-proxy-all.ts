@@ -12,7 +12,7 @@ import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { e2eLabOptions } from '../framework/lab-options.js';
-import { tcpAnswer } from '../framework/outside-client.js';
+import { firstAnswerAt } from '../framework/outside-client.js';
 
 const INSTANCE = 32;
 const argv = process.argv.slice(2);
@@ -23,16 +23,6 @@ const options = e2eLabOptions(INSTANCE, { owner: 'bench' });
 const NODES = [`lab${INSTANCE}-node-1`, `lab${INSTANCE}-node-2`] as const;
 const NS = 'pab';
 const PORT = 8081;
-
-/** Connects every 20 ms until `done(answer)`; resolves with the time it first was (ms since epoch). */
-async function probeUntil(host: string, port: number, done: (a: string) => boolean): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (done(await tcpAnswer(host, port, 300))) return Date.now();
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${host}:${port} never did`);
-}
 
 async function main(): Promise<void> {
   const report = new BenchReport('proxy-all', json);
@@ -59,7 +49,7 @@ async function main(): Promise<void> {
       const nodePort = 30100 + r;
       const answered = (a: string) => a === `${NS}/s1`;
       const gone = (a: string) => !answered(a);
-      const probes = ips.map((ip) => probeUntil(ip, nodePort, answered));
+      const probes = ips.map((ip) => firstAnswerAt(ip, nodePort, answered));
       const t0 = Date.now();
       await core.createNamespacedService({
         namespace: NS,
@@ -77,7 +67,7 @@ async function main(): Promise<void> {
       samples.remote.push(remote! - t0);
       const t1 = Date.now();
       await core.deleteNamespacedService({ namespace: NS, name: `bench-${r}` });
-      samples.deleted.push((await probeUntil(ips[0]!, nodePort, gone)) - t1);
+      samples.deleted.push((await firstAnswerAt(ips[0]!, nodePort, gone)) - t1);
     }
     const points = { p50: 50, p95: 95, max: 100 };
     report.recordPercentiles('NodePort created: endpoint on the Node', samples.local, points, 'ms');

@@ -23,6 +23,14 @@ export class ProxyArpEntries {
     await this.runner.run(['ip', 'neigh', 'replace', 'proxy', ip, 'dev', this.device]);
   }
 
+  /**
+   * The kernel delays each proxy ARP answer by a random part of `proxy_delay` (0.8 s by default);
+   * Antrea's own responder answers at once, and so does this Node once the delay is 0.
+   */
+  async answerAtOnce(): Promise<void> {
+    await this.runner.run(['sysctl', '-qw', `net.ipv4.neigh.${this.device}.proxy_delay=0`]);
+  }
+
   async remove(ip: string): Promise<void> {
     await this.runner.run(['ip', 'neigh', 'del', 'proxy', ip, 'dev', this.device]);
   }
@@ -33,6 +41,8 @@ export class ProxyArpEntries {
     const removed = [...present].filter((ip) => !wanted.has(ip));
     const added = [...wanted].filter((ip) => !present.has(ip));
     for (const ip of removed) await this.remove(ip);
+    // Only a delay: without sysctl the entries still answer, a little later.
+    if (added.length > 0) await this.answerAtOnce().catch(() => undefined);
     for (const ip of added) await this.add(ip);
     return { added, removed };
   }
