@@ -14,12 +14,13 @@ export interface LocalPod {
   readonly ofport: number | undefined;
 }
 
-function selects(to: TrafficControlAppliedTo, pod: LocalPod, nsLabels: Labels | undefined): boolean {
-  if (!to.podSelector && !to.namespaceSelector) return false;
-  if (to.namespaceSelector && (!nsLabels || !compileSelector(to.namespaceSelector).matches(nsLabels))) {
-    return false;
-  }
-  return !to.podSelector || compileSelector(to.podSelector).matches(pod.labels);
+/** A TrafficControl's appliedTo, its selectors compiled once per sync rather than once per Pod. */
+function matcher(to: TrafficControlAppliedTo): (pod: LocalPod, nsLabels: Labels | undefined) => boolean {
+  if (!to.podSelector && !to.namespaceSelector) return () => false;
+  const ns = to.namespaceSelector && compileSelector(to.namespaceSelector);
+  const pods = to.podSelector && compileSelector(to.podSelector);
+  return (pod, nsLabels) =>
+    (!ns || (nsLabels !== undefined && ns.matches(nsLabels))) && (!pods || pods.matches(pod.labels));
 }
 
 /**
@@ -34,11 +35,16 @@ export function selectPorts(
 ): Map<string, number[]> {
   const out = new Map<string, number[]>();
   const sorted = [...tcs].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-  for (const tc of sorted) out.set(tc.metadata.name ?? '', []);
+  const matchers = sorted.map((tc) => ({
+    name: tc.metadata.name ?? '',
+    matches: matcher(tc.spec.appliedTo),
+  }));
+  for (const { name } of matchers) out.set(name, []);
   for (const pod of pods) {
     if (pod.ofport === undefined) continue;
-    const tc = sorted.find((t) => selects(t.spec.appliedTo, pod, namespaceLabels(pod.namespace)));
-    if (tc) out.get(tc.metadata.name ?? '')?.push(pod.ofport);
+    const nsLabels = namespaceLabels(pod.namespace);
+    const tc = matchers.find((m) => m.matches(pod, nsLabels));
+    if (tc) out.get(tc.name)?.push(pod.ofport);
   }
   return out;
 }
