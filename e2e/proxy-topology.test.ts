@@ -8,19 +8,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, poll } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { poll } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const options: LabOptions = {
-  stateDir: '/var/run/antrea-ts-lab-e2e-43',
-  instance: 43,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(43);
 const N1 = 'lab43-node-1';
 const N2 = 'lab43-node-2';
 const NS = 'topo';
