@@ -6,6 +6,7 @@
 //     that discards the bytes, and writes the flow log to a temp file.
 //   end-to-end grpc: the same, the agents sending over Antrea's default transport instead (gRPC
 //     FlowExportService with mutual TLS, 64 flows per ExportRequest as the agent's export rounds).
+//   end-to-end tls: the same over IPFIX inside mutual TLS (Antrea's `tls` transport).
 // Records/s counts agent records in (two per connection); CPU is this process's (user + system).
 //
 //   npm run bench:flow-aggregator -w @antrea-ts/flow-aggregator [-- --json] [-- --connections 10000,50000] [-- --rounds 3]
@@ -97,11 +98,12 @@ const clientTls = { caPem: ca.certPem, ...issueLeaf(ca, 'client', Date.now()), s
 /** One agent's session: sends its records, resolves when written. */
 type AgentSession = { send(records: readonly FlowValues[]): Promise<void>; close(): void };
 
-async function ipfixAgent(port: number, domainId: number): Promise<AgentSession> {
+async function ipfixAgent(port: number, domainId: number, transport: 'tcp' | 'tls'): Promise<AgentSession> {
   const e = new IpfixExporter({
     host: '127.0.0.1',
     port,
-    transport: 'tcp',
+    transport,
+    ...(transport === 'tls' ? { tls: clientTls } : {}),
     domainId,
     templates: [AGENT_TEMPLATE],
     logger,
@@ -129,7 +131,10 @@ async function grpcAgent(port: number, domainId: number): Promise<AgentSession> 
   };
 }
 
-async function endToEnd(n: number, transport: 'tcp' | 'grpc'): Promise<{ wallMs: number; cpuMs: number }> {
+async function endToEnd(
+  n: number,
+  transport: 'tcp' | 'tls' | 'grpc',
+): Promise<{ wallMs: number; cpuMs: number }> {
   const { source, destination } = halves(n);
   const sink = net.createServer((s) => s.resume());
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
@@ -137,8 +142,9 @@ async function endToEnd(n: number, transport: 'tcp' | 'grpc'): Promise<{ wallMs:
   const fa = new FlowAggregator({
     host: '127.0.0.1',
     port: 0,
-    transports: transport === 'tcp' ? ['tcp'] : [],
-    ...(transport === 'grpc' ? { tls: serverTls, grpcPort: 0 } : {}),
+    transports: transport === 'grpc' ? [] : [transport],
+    tls: serverTls,
+    ...(transport === 'grpc' ? { grpcPort: 0 } : {}),
     activeTimeoutMs: 60_000,
     inactiveTimeoutMs: 90_000,
     expiryIntervalMs: 100,
@@ -168,7 +174,7 @@ async function endToEnd(n: number, transport: 'tcp' | 'grpc'): Promise<{ wallMs:
   await fa.start();
   const agents = await Promise.all(
     [1, 2].map((domainId) =>
-      transport === 'tcp' ? ipfixAgent(fa.port, domainId) : grpcAgent(fa.grpcPort, domainId),
+      transport === 'grpc' ? grpcAgent(fa.grpcPort, domainId) : ipfixAgent(fa.port, domainId, transport),
     ),
   );
   const t0 = performance.now();
@@ -187,6 +193,7 @@ for (const n of sizes) {
   for (const [name, run] of [
     ['aggregate', async (k: number) => aggregateOnly(k)],
     ['end-to-end', (k: number) => endToEnd(k, 'tcp')],
+    ['end-to-end tls', (k: number) => endToEnd(k, 'tls')],
     ['end-to-end grpc', (k: number) => endToEnd(k, 'grpc')],
   ] as const) {
     const rates: number[] = [];
