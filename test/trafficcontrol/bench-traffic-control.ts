@@ -9,12 +9,12 @@ import {
   CookieAllocator,
   DEFAULT_FEATURES,
   FlowCache,
+  MemoryTrafficControlSource,
   OfConnection,
   Pipeline,
   type PodInterface,
   pipelineFlows,
   TrafficControlController,
-  type TrafficControlSource,
 } from '@antrea-ts/agent';
 import type { TrafficControl } from '@antrea-ts/apis';
 import { BenchReport, run, startOvs } from '@antrea-ts/harness';
@@ -28,29 +28,6 @@ const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 10;
 const BR = 'br-int';
 const logger = pino({ level: 'silent' });
 const report = new BenchReport('traffic-control', json);
-
-interface Pod {
-  namespace: string;
-  name: string;
-  labels: Record<string, string>;
-  hostNetwork: boolean;
-}
-
-class Source implements TrafficControlSource {
-  tcs: TrafficControl[] = [];
-  pods: () => Pod[] = () => [];
-  changed: () => void = () => undefined;
-  async start(changed: () => void): Promise<void> {
-    this.changed = changed;
-  }
-  async stop(): Promise<void> {}
-  trafficControls(): TrafficControl[] {
-    return this.tcs;
-  }
-  namespaceLabels(): Record<string, string> {
-    return {};
-  }
-}
 
 const mirror = (name: string, tap: string): TrafficControl => ({
   apiVersion: 'crd.antrea.io/v1alpha2',
@@ -80,7 +57,7 @@ try {
   };
   const cache = new FlowCache(conn, logger);
   await cache.replace('pipeline', pipelineFlows(ctx));
-  const source = new Source();
+  const source = new MemoryTrafficControlSource();
   let interfaces: PodInterface[] = [];
   let committed: ((marks: number) => void) | undefined;
   controller = new TrafficControlController({
@@ -112,33 +89,25 @@ try {
     await done;
     return performance.now() - started;
   };
-  const setPods = (n: number) => {
+  /** n Pods in the interface store, and the same Pods as the API lists them. */
+  const podsOf = (n: number) => {
     interfaces = Array.from(
       { length: n },
       (_, i) => ({ podName: `p${i}`, podNamespace: 'ns', ofport: 100 + i }) as PodInterface,
     );
-    source.pods = () =>
-      interfaces.map((p) => ({
-        namespace: 'ns',
-        name: p.podName,
-        labels: { app: 'web' },
-        hostNetwork: false,
-      }));
+    return interfaces.map((p) => ({
+      namespace: 'ns',
+      name: p.podName,
+      labels: { app: 'web' },
+      hostNetwork: false,
+    }));
   };
 
-  setPods(10);
+  source.set({ pods: podsOf(10) });
   const created: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    created.push(
-      await timed(20, () => {
-        source.tcs = [mirror('bench', `tcbench${i}`)];
-        source.changed();
-      }),
-    );
-    await timed(0, () => {
-      source.tcs = [];
-      source.changed();
-    });
+    created.push(await timed(20, () => source.set({ trafficControls: [mirror('bench', `tcbench${i}`)] })));
+    await timed(0, () => source.set({ trafficControls: [] }));
   }
   report.recordPercentiles(
     'new TrafficControl + internal port, 10 Pods',
@@ -148,15 +117,11 @@ try {
   );
 
   for (const n of [100, 1000]) {
-    setPods(n);
-    source.tcs = [mirror('bench', 'tcbench')];
-    await timed(2 * n, () => source.changed());
+    await timed(2 * n, () => source.set({ trafficControls: [mirror('bench', 'tcbench')], pods: podsOf(n) }));
     const added: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      setPods(n + 1);
-      added.push(await timed(2 * (n + 1), () => source.changed()));
-      setPods(n);
-      await timed(2 * n, () => source.changed());
+      added.push(await timed(2 * (n + 1), () => source.set({ pods: podsOf(n + 1) })));
+      await timed(2 * n, () => source.set({ pods: podsOf(n) }));
     }
     report.recordPercentiles(
       `one more Pod, TrafficControl selecting ${n}`,

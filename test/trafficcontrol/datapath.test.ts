@@ -8,13 +8,13 @@ import {
   DEFAULT_FEATURES,
   FlowCache,
   gatewayFlows,
+  MemoryTrafficControlSource,
   OfConnection,
   Pipeline,
   type PodInterface,
   pipelineFlows,
   podFlows,
   TrafficControlController,
-  type TrafficControlSource,
 } from '@antrea-ts/agent';
 import type { TrafficControl, TrafficControlSpec } from '@antrea-ts/apis';
 import { type PodBed, run, startPodBed, waitFor } from '@antrea-ts/harness';
@@ -32,29 +32,6 @@ const PODS = [
 ] as const;
 const NS = 'tc';
 
-/** The API side in memory: the test sets the TrafficControls and tells the controller. */
-class MemorySource implements TrafficControlSource {
-  tcs: TrafficControl[] = [];
-  #changed: () => void = () => undefined;
-  async start(changed: () => void): Promise<void> {
-    this.#changed = changed;
-  }
-  async stop(): Promise<void> {}
-  set(...tcs: TrafficControl[]): void {
-    this.tcs = tcs;
-    this.#changed();
-  }
-  trafficControls(): TrafficControl[] {
-    return this.tcs;
-  }
-  pods() {
-    return PODS.map((p) => ({ namespace: NS, name: p.name, labels: { app: p.name }, hostNetwork: false }));
-  }
-  namespaceLabels(namespace: string) {
-    return { 'kubernetes.io/metadata.name': namespace };
-  }
-}
-
 const tc = (name: string, spec: Omit<TrafficControlSpec, 'appliedTo'>): TrafficControl => ({
   apiVersion: 'crd.antrea.io/v1alpha2',
   kind: 'TrafficControl',
@@ -67,7 +44,10 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
   let ovsdb: OvsdbRpcClient;
   let conn: OfConnection;
   let controller: TrafficControlController;
-  const source = new MemorySource();
+  const source = new MemoryTrafficControlSource((namespace) => ({
+    'kubernetes.io/metadata.name': namespace,
+  }));
+  const set = (...trafficControls: TrafficControl[]) => source.set({ trafficControls });
   const ctx = {
     pipeline: new Pipeline(new Set([...DEFAULT_FEATURES, 'trafficControl'])),
     cookies: new CookieAllocator(1),
@@ -132,6 +112,9 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
       logger,
     });
     await controller.start();
+    source.set({
+      pods: PODS.map((p) => ({ namespace: NS, name: p.name, labels: { app: p.name }, hostNetwork: false })),
+    });
     bed.runIn(bed.pods.get('b')!, 'server', ['socat', 'TCP-LISTEN:8080,fork,reuseaddr', 'SYSTEM:echo hello']);
     await waitFor('b answers a before any TrafficControl', async () =>
       (await ping(1)).includes('1 received'),
@@ -146,7 +129,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
   });
 
   it('mirrors both directions of Pod a to an OVS internal port it creates, traffic unchanged', async () => {
-    source.set(
+    set(
       tc('mirror-tap', {
         direction: 'Both',
         action: 'Mirror',
@@ -167,7 +150,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
 
   it('mirrors only what Pod a sends with direction Egress, to a Node device it attaches', async () => {
     await veth('tcdev0', 'tcdev0p');
-    source.set(
+    set(
       tc('mirror-dev', { direction: 'Egress', action: 'Mirror', targetPort: { device: { name: 'tcdev0' } } }),
     );
     await waitFor(
@@ -184,7 +167,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
   it('redirects through a target and a return port: nothing passes without the wire, all with it', async () => {
     await veth('tcred0', 'tcret0');
     await inOvsNetns(['ip', 'link', 'set', 'tcret0', 'down']);
-    source.set(
+    set(
       tc('redirect', {
         direction: 'Both',
         action: 'Redirect',
@@ -217,7 +200,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
   });
 
   it('removes the marks, the return classifier and its ports when the TrafficControls go', async () => {
-    source.set();
+    set();
     await waitFor('ports detached', async () => !(await ports()).some((p) => p.startsWith('tc')), 20_000);
     expect(await flowsOfTable('TrafficControl')).toHaveLength(1); // the returned packets' shortcut
     expect((await flowsOfTable('Classifier')).some((l) => l.includes('0x6/0xf'))).toBe(false);
@@ -225,7 +208,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
   });
 
   it('creates Geneve tunnel ports with their remote, port and VNI', async () => {
-    source.set(
+    set(
       tc('mirror-geneve', {
         direction: 'Both',
         action: 'Mirror',
@@ -239,7 +222,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
       '{dst_port="6090", key="7", remote_ip="192.0.2.50"}',
     );
     expect(Number(await vsctl(['get', 'Interface', name, 'ofport']))).toBeGreaterThan(0);
-    source.set();
+    set();
     await waitFor(
       'geneve port gone',
       async () => !(await ports()).some((p) => p.startsWith('geneve-')),

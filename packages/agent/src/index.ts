@@ -122,6 +122,7 @@ export * from './traceflow/packet.js';
 export * from './traceflow/traced-rule.js';
 export * from './traceflow/traceflow-agent.js';
 export * from './trafficcontrol/kube-traffic-control-source.js';
+export * from './trafficcontrol/memory-traffic-control-source.js';
 export * from './trafficcontrol/traffic-control-controller.js';
 export * from './trafficcontrol/traffic-control-source.js';
 export * from './util/keyed-mutex.js';

@@ -6,32 +6,14 @@ import { describe, expect, it } from 'vitest';
 import type { PodInterface } from '../cniserver/interface-store.js';
 import { CookieAllocator } from '../openflow/cookie.js';
 import { DEFAULT_FEATURES, Pipeline } from '../openflow/pipeline.js';
+import { MemoryTrafficControlSource } from './memory-traffic-control-source.js';
 import { TrafficControlController } from './traffic-control-controller.js';
-import type { LabeledPod, TrafficControlSource } from './traffic-control-source.js';
 
 const BR = 'br-int';
 const ctx = {
   pipeline: new Pipeline(new Set([...DEFAULT_FEATURES, 'trafficControl'])),
   cookies: new CookieAllocator(1),
 };
-
-class Source implements TrafficControlSource {
-  tcs: TrafficControl[] = [];
-  changed: () => void = () => undefined;
-  async start(changed: () => void): Promise<void> {
-    this.changed = changed;
-  }
-  async stop(): Promise<void> {}
-  trafficControls(): TrafficControl[] {
-    return this.tcs;
-  }
-  pods(): LabeledPod[] {
-    return [{ namespace: 'ns', name: 'web', labels: { app: 'web' }, hostNetwork: false }];
-  }
-  namespaceLabels(): Record<string, string> {
-    return {};
-  }
-}
 
 const tc = (name: string, targetPort: TrafficControlPort): TrafficControl => ({
   apiVersion: 'crd.antrea.io/v1alpha2',
@@ -49,8 +31,7 @@ async function setUp(
   const bridges = new FakeBridgeClient();
   await bridges.ensureBridge(BR);
   await prepare(bridges);
-  const source = new Source();
-  source.tcs = tcs;
+  const source = new MemoryTrafficControlSource();
   const owned = new Map<string, Flow[]>();
   const linksUp: string[] = [];
   const errors: unknown[] = [];
@@ -69,6 +50,10 @@ async function setUp(
     logger,
   });
   await controller.start();
+  source.set({
+    trafficControls: tcs,
+    pods: [{ namespace: 'ns', name: 'web', labels: { app: 'web' }, hostNetwork: false }],
+  });
   const marks = () => (owned.get('trafficcontrol/marks') ?? []).map((f) => formatFlow(f));
   const settle = () => new Promise((r) => setTimeout(r, 50));
   return { bridges, source, controller, marks, linksUp, errors, settle };
@@ -93,7 +78,7 @@ describe('TrafficControlController', () => {
     });
     // The device appears: ovs-vswitchd gives the interface an ofport; the retry picks it up.
     t.bridges.ports.get('eth9')!.iface.ofport = 20;
-    t.source.changed();
+    t.source.set({});
     await t.settle();
     expect(synced).toBe(true);
     expect(t.marks()).toEqual([expect.stringMatching(/in_port=9 actions=set_field:0x14->reg9/)]);
@@ -111,8 +96,7 @@ describe('TrafficControlController', () => {
     });
     await t.controller.synced();
     expect([...t.bridges.ports.keys()].sort()).toEqual(['br-int', 'tap0', 'users-port']);
-    t.source.tcs = [];
-    t.source.changed();
+    t.source.set({ trafficControls: [] });
     await t.settle();
     expect([...t.bridges.ports.keys()].sort()).toEqual(['br-int', 'users-port']);
     expect(t.marks()).toEqual([]);
