@@ -577,6 +577,34 @@ describe('Proxier: stale UDP conntrack (CleanupStaleUDPSvcConntrack)', () => {
     expect(flushed.at(-1)).toEqual([{ vip: '10.96.0.53', port: 53 }]);
   });
 
+  it('with proxyAll, NodePort connections (on the virtual NodePort IP) of a lost endpoint go too', async () => {
+    const flushed: StaleUdpFlow[][] = [];
+    const np = service('dns', {
+      type: 'NodePort',
+      clusterIP: '10.96.0.53',
+      ports: [{ name: 'dns', port: 53, nodePort: 30053, protocol: 'UDP' }],
+    });
+    const udpPorts = [{ name: 'dns', port: 5353, protocol: 'UDP' }];
+    const { proxier, h } = setup(
+      { services: [np], slices: [slice('s', 'dns', [{ ip: '10.10.0.7' }, { ip: '10.10.0.8' }], udpPorts)] },
+      true,
+      {
+        proxyAll: true,
+        staleUdpConntrack: { flush: async (f) => void flushed.push([...f]) },
+      },
+    );
+    await proxier.start();
+    h().upsertSlice(slice('s', 'dns', [{ ip: '10.10.0.7' }], udpPorts));
+    await proxier.idle();
+    const gone = { ip: '10.10.0.8', port: 5353 };
+    expect(flushed).toEqual([
+      [
+        { vip: '10.96.0.53', port: 53, endpoint: gone },
+        { vip: '169.254.0.252', port: 30053, endpoint: gone },
+      ],
+    ]);
+  });
+
   it('a failed flush is logged and the sync goes on', async () => {
     const { flushed, proxier, h } = withFlusher(true);
     await proxier.start();

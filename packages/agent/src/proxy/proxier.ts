@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import {
   type EndpointSelection,
   type ProxyAllNode,
-  type ServiceEndpoint,
   type ServicePortFlowConfig,
   servicePortFlows,
   serviceStaticFlows,
+  VIRTUAL_NODEPORT_DNAT_IP,
 } from '../openflow/features/service.js';
 import type { FlowCache, OwnerChange } from '../openflow/flow-cache.js';
 import type { FlowContext } from '../openflow/flow-context.js';
@@ -17,7 +17,12 @@ import type { ServiceGroupIndex } from './service-group-index.js';
 import { type ServiceHostListener, type ServiceHostState, serviceHostState } from './service-host-state.js';
 import type { ServiceHandlers, ServiceSource } from './service-source.js';
 import { ServiceStore } from './service-store.js';
-import { type StaleUdpConntrack, type StaleUdpFlow, staleUdpFlows } from './stale-udp-conntrack.js';
+import {
+  type StaleUdpConntrack,
+  type StaleUdpFlow,
+  staleUdpFlows,
+  type UdpPortState,
+} from './stale-udp-conntrack.js';
 
 /** The part of FlowCache the proxier writes through. */
 export type ProxyFlowSink = Pick<FlowCache, 'replace' | 'replaceMany' | 'pruneGroups'>;
@@ -57,9 +62,22 @@ interface AppliedPort {
   readonly groupId: number;
   /** The externalTrafficPolicy Local group's id, when it has one. */
   readonly localGroupId?: number;
-  /** UDP ports: the addresses, port and endpoints (both groups) their connections may be DNATed to. */
-  readonly udp?: { readonly vips: string[]; readonly port: number; readonly endpoints: ServiceEndpoint[] };
+  /** UDP ports: where their connections arrive and the endpoints (both groups) they may be DNATed to. */
+  readonly udp?: UdpPortState;
 }
+
+/**
+ * Where a UDP service port's connections arrive as OVS conntrack sees them: its ClusterIP and external
+ * IPs on the service port, and NodePort traffic on the virtual NodePort IP (iptables DNATed it there
+ * before OVS), with every endpoint of both groups.
+ */
+const udpPortState = (cfg: ServicePortFlowConfig): UdpPortState => ({
+  targets: [
+    ...[cfg.clusterIp, ...(cfg.externalIps ?? [])].map((vip) => ({ vip, port: cfg.port })),
+    ...(cfg.nodePort !== undefined ? [{ vip: VIRTUAL_NODEPORT_DNAT_IP, port: cfg.nodePort }] : []),
+  ],
+  endpoints: [...cfg.endpoints, ...(cfg.local?.endpoints ?? [])],
+});
 
 /** The FlowCache-independent key of a service port's Local group in the id allocator. */
 const localGroupKey = (owner: string): string => `${owner}/local`;
@@ -246,13 +264,7 @@ export class Proxier implements ServiceHandlers {
           endpoints: cfg.endpoints.length,
           groupId: cfg.groupId,
           ...(cfg.local && { localGroupId: cfg.local.groupId }),
-          ...(cfg.protocol === 'UDP' && {
-            udp: {
-              vips: [cfg.clusterIp, ...(cfg.externalIps ?? [])],
-              port: cfg.port,
-              endpoints: [...cfg.endpoints, ...(cfg.local?.endpoints ?? [])],
-            },
-          }),
+          ...(cfg.protocol === 'UDP' && { udp: udpPortState(cfg) }),
         });
         const previous = before?.get(owner);
         if (previous?.localGroupId !== undefined && !cfg.local) released.push(localGroupKey(owner));

@@ -4,17 +4,21 @@ import { flushConntrackArgs, ovsStaleUdpConntrack, staleUdpFlows } from './stale
 describe('stale UDP conntrack', () => {
   const e1 = { ip: '10.10.0.7', port: 5353 };
   const e2 = { ip: '10.10.0.8', port: 5353 };
-  const before = { vips: ['10.96.0.53', '172.31.0.1'], port: 53, endpoints: [e1, e2] };
+  const at = (vip: string, port = 53) => ({ vip, port });
+  const before = { targets: [at('10.96.0.53'), at('172.31.0.1')], endpoints: [e1, e2] };
 
-  it('lost endpoints on kept addresses, whole addresses that went, everything when the port goes', () => {
+  it('lost endpoints on kept targets, whole targets that went, everything when the port goes', () => {
     expect(staleUdpFlows(before, { ...before, endpoints: [e1] })).toEqual([
       { vip: '10.96.0.53', port: 53, endpoint: e2 },
       { vip: '172.31.0.1', port: 53, endpoint: e2 },
     ]);
-    expect(staleUdpFlows(before, { ...before, vips: ['10.96.0.53'] })).toEqual([
+    expect(staleUdpFlows(before, { ...before, targets: [at('10.96.0.53')] })).toEqual([
       { vip: '172.31.0.1', port: 53 },
     ]);
-    expect(staleUdpFlows(before, { ...before, port: 54 })).toEqual([
+    // The service port changed: the old port's connections go, on every address.
+    expect(
+      staleUdpFlows(before, { ...before, targets: [at('10.96.0.53', 54), at('172.31.0.1', 54)] }),
+    ).toEqual([
       { vip: '10.96.0.53', port: 53 },
       { vip: '172.31.0.1', port: 53 },
     ]);

@@ -42,26 +42,33 @@ export function ovsStaleUdpConntrack(appctl: VswitchdAppctl, zone = CT_ZONE): St
   };
 }
 
-type UdpPort = {
-  readonly vips: readonly string[];
+/** Where a UDP service port's connections arrive (ClusterIP, external IPs: the service port; NodePort: its port). */
+export interface UdpTarget {
+  readonly vip: string;
   readonly port: number;
+}
+
+/** A UDP service port as last written: where connections arrive, and the endpoints they may be DNATed to. */
+export interface UdpPortState {
+  readonly targets: readonly UdpTarget[];
   readonly endpoints: readonly ServiceEndpoint[];
-};
+}
 
 const endpointKey = (e: ServiceEndpoint): string => `${e.ip}:${e.port}`;
+const targetKey = (t: UdpTarget): string => `${t.vip}:${t.port}`;
 
 /**
- * What went stale between two versions of one UDP service port: every connection to an address or
- * port it no longer answers on, and on the ones it keeps, the connections to endpoints it lost.
- * `after` undefined: the port is gone.
+ * What went stale between two versions of one UDP service port: every connection to a target it no
+ * longer answers on, and on the targets it keeps, the connections to endpoints it lost. `after`
+ * undefined: the port is gone.
  */
-export function staleUdpFlows(before: UdpPort, after: UdpPort | undefined): StaleUdpFlow[] {
-  const kept = after?.port === before.port ? new Set(after.vips) : new Set<string>();
+export function staleUdpFlows(before: UdpPortState, after: UdpPortState | undefined): StaleUdpFlow[] {
+  const kept = new Set((after?.targets ?? []).map(targetKey));
   const remaining = new Set((after?.endpoints ?? []).map(endpointKey));
   const lost = before.endpoints.filter((e) => !remaining.has(endpointKey(e)));
-  return before.vips.flatMap((vip): StaleUdpFlow[] =>
-    kept.has(vip)
-      ? lost.map((endpoint) => ({ vip, port: before.port, endpoint }))
-      : [{ vip, port: before.port }],
+  return before.targets.flatMap((t): StaleUdpFlow[] =>
+    kept.has(targetKey(t))
+      ? lost.map((endpoint) => ({ vip: t.vip, port: t.port, endpoint }))
+      : [{ vip: t.vip, port: t.port }],
   );
 }
