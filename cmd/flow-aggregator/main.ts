@@ -16,6 +16,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { type Logger, pino } from 'pino';
 import { type FlowAggregatorOptions, loadOptions } from './options.js';
 
+const CERTIFICATE_CHECK_MS = 3_600_000;
+
 function exporters(o: FlowAggregatorOptions, logger: Logger): FlowRecordExporter[] {
   const out: FlowRecordExporter[] = [];
   const fc = o.config.flowCollector;
@@ -82,14 +84,15 @@ async function main(): Promise<void> {
     throw new Error(
       'aggregatorTransportProtocol tls needs the certificates kept in Kubernetes: give --kubeconfig',
     );
-  const tls = kubeConfig
-    ? await new CertificateProvider({
+  const certificates = kubeConfig
+    ? new CertificateProvider({
         kubeConfig,
         namespace: options.namespace,
         ...(c.flowAggregatorAddress ? { extraAddress: c.flowAggregatorAddress } : {}),
         logger,
-      }).sync()
+      })
     : undefined;
+  let tls = await certificates?.sync();
   const aggregator = new FlowAggregator({
     host: options.bindAddress,
     port: options.ipfixPort,
@@ -113,9 +116,22 @@ async function main(): Promise<void> {
   await health.start();
   await pods?.start(abort.signal);
   await aggregator.start();
+  // As Antrea, the certificates are checked every hour (replaced when under 90 days or invalid);
+  // a new CA restarts the TLS collectors.
+  const certificateCheck = setInterval(() => {
+    void certificates
+      ?.sync()
+      .then(async (next) => {
+        if (next.caPem === tls?.caPem) return;
+        tls = next;
+        await aggregator.updateTls(next);
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'checking the certificates failed'));
+  }, CERTIFICATE_CHECK_MS);
   await new Promise<void>((resolve) =>
     abort.signal.addEventListener('abort', () => resolve(), { once: true }),
   );
+  clearInterval(certificateCheck);
   await aggregator.stop();
   await pods?.stop();
   await health.stop();

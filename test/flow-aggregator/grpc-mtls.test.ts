@@ -177,15 +177,22 @@ describe('gRPC flow export over mutual TLS with the aggregator’s certificates 
     expect(err).toMatchObject({ code: 'IPFIX_TLS' });
   });
 
-  const connect = (tls: AggregatorClientTls, serverName = SERVER_NAME) =>
-    new GrpcFlowExporter({
+  /** Opens (and closes again) one gRPC export stream; rejects as connect() does. */
+  const connect = async (tls: AggregatorClientTls, serverName = SERVER_NAME): Promise<void> => {
+    const exporter = new GrpcFlowExporter({
       host: '127.0.0.1',
       port: fa.grpcPort,
       tls: { ...tls, serverName },
       domainId: 1,
       logger,
       connectTimeoutMs: 5000,
-    }).connect();
+    });
+    try {
+      await exporter.connect();
+    } finally {
+      exporter.close();
+    }
+  };
 
   it('refuses an aggregator certificate from another CA, with the reason', async () => {
     const otherCa = createFlowAggregatorCa(Date.now());
@@ -208,5 +215,25 @@ describe('gRPC flow export over mutual TLS with the aggregator’s certificates 
     const err = await connect(agentTls, 'other.flow-aggregator.svc').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'IPFIX_TLS' });
     expect(String((err as Error).message)).toMatch(/altnames|does not match/i);
+  });
+
+  // Last: it replaces the CA the tests above use.
+  it('follows a rotated CA: the collectors restart with it, agents re-read it, the old CA is refused', async () => {
+    const api = kube.kubeConfig.makeApiClient(CoreV1Api);
+    await api.deleteNamespacedSecret({
+      name: 'flow-aggregator-ca-tls',
+      namespace: FLOW_AGGREGATOR_TLS_NAMES.namespace,
+    });
+    const rotated = await new CertificateProvider({ kubeConfig: kube.kubeConfig, logger }).sync();
+    expect(rotated.caPem).not.toBe(serverTls.caPem);
+    const grpcPort = fa.grpcPort;
+    await fa.updateTls(rotated);
+    expect(fa.grpcPort).toBe(grpcPort);
+    const fresh = await kubeAggregatorTls(kube.kubeConfig)();
+    expect(fresh.caPem).toBe(rotated.caPem);
+    expect(fresh.certPem).not.toBe(agentTls.certPem); // the client certificate was reissued too
+    await connect(fresh);
+    const err = await connect(agentTls).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'IPFIX_TLS' });
   });
 });

@@ -55,8 +55,9 @@ export interface FlowAggregatorStats extends AggregationStats {
 export class FlowAggregator {
   private readonly log: Logger;
   readonly aggregation: AggregationProcess;
-  private readonly collector: CollectingProcess | undefined;
-  private readonly grpcCollector: GrpcFlowCollector | undefined;
+  private collector: CollectingProcess | undefined;
+  private grpcCollector: GrpcFlowCollector | undefined;
+  private tls: FlowServerTls | undefined;
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
   private exported = 0;
@@ -71,27 +72,56 @@ export class FlowAggregator {
       logger: o.logger,
       ...(o.now ? { now: o.now } : {}),
     });
-    this.collector =
-      o.transports.length > 0
-        ? new CollectingProcess({
-            host: o.host,
-            port: o.port,
-            transports: o.transports,
-            ...(o.tls ? { tls: o.tls } : {}),
-            logger: o.logger,
-            onRecords: (records) => this.take(records),
-          })
-        : undefined;
-    this.grpcCollector =
-      o.grpcPort !== undefined && o.tls
-        ? new GrpcFlowCollector({
-            host: o.host,
-            port: o.grpcPort,
-            tls: o.tls,
-            logger: o.logger,
-            onRecords: (records) => this.takeNamed(records),
-          })
-        : undefined;
+    this.tls = o.tls;
+    this.collector = o.transports.length > 0 ? this.newCollector(o.port) : undefined;
+    this.grpcCollector = o.grpcPort !== undefined ? this.newGrpcCollector(o.grpcPort) : undefined;
+  }
+
+  private newCollector(port: number): CollectingProcess {
+    return new CollectingProcess({
+      host: this.o.host,
+      port,
+      transports: this.o.transports,
+      ...(this.tls ? { tls: this.tls } : {}),
+      logger: this.o.logger,
+      onRecords: (records) => this.take(records),
+    });
+  }
+
+  private newGrpcCollector(port: number): GrpcFlowCollector | undefined {
+    const tls = this.tls;
+    return tls
+      ? new GrpcFlowCollector({
+          host: this.o.host,
+          port,
+          tls,
+          logger: this.o.logger,
+          onRecords: (records) => this.takeNamed(records),
+        })
+      : undefined;
+  }
+
+  /**
+   * Serves with new certificates (the CA was rotated): the collectors that use TLS restart on the
+   * ports they had, dropping their sessions; agents reconnect, reading the new CA and client
+   * certificate (Antrea restarts its collectors the same way).
+   */
+  async updateTls(tls: FlowServerTls): Promise<void> {
+    this.tls = tls;
+    if (!this.started) return;
+    if (this.grpcCollector) {
+      const port = this.grpcCollector.port;
+      await this.grpcCollector.stop();
+      this.grpcCollector = this.newGrpcCollector(port);
+      await this.grpcCollector?.start();
+    }
+    if (this.collector && this.o.transports.includes('tls')) {
+      const port = this.collector.port;
+      await this.collector.stop();
+      this.collector = this.newCollector(port);
+      await this.collector.start();
+    }
+    this.log.info('collectors restarted with new certificates');
   }
 
   /** The collecting process's port (0 without one). */

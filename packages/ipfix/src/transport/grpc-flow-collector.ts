@@ -116,10 +116,14 @@ export class GrpcFlowCollector {
     });
   }
 
-  /** Idempotent: closes every stream. */
+  /** Idempotent: closes every stream and the listening socket (its port is free when this resolves). */
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    server?.forceShutdown();
+    if (!server) return;
+    // tryShutdown waits for open streams: cancel them first, then wait for the listener to close.
+    const closed = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    server.forceShutdown();
+    await closed;
   }
 }
