@@ -862,8 +862,10 @@ export class Agent {
         enabledGates: new Set([
           ...(deps.policyConnection ? ['AntreaPolicy', 'NetworkPolicyStats', 'SupportBundleCollection'] : []),
           ...(deps.traceflowApi && deps.packetIn ? ['Traceflow'] : []),
-          // Zone hints and trafficDistribution are always honoured (GA and locked on in Antrea).
-          ...(this.proxier ? ['AntreaProxy', 'TopologyAwareHints', 'ServiceTrafficDistribution'] : []),
+          // EndpointSlices, zone hints and trafficDistribution are always used (GA, locked on in Antrea).
+          ...(this.proxier
+            ? ['AntreaProxy', 'EndpointSlice', 'TopologyAwareHints', 'ServiceTrafficDistribution']
+            : []),
           ...(this.proxier && deps.datapathAppctl && config.cleanupStaleUDPSvcConntrack
             ? ['CleanupStaleUDPSvcConntrack']
             : []),

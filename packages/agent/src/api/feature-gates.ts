@@ -24,6 +24,7 @@ const AGENT_GATES: readonly (readonly [string, FeatureGateInfo['version']])[] = 
   ['NodeNetworkPolicy', 'ALPHA'],
   ['NodePortLocal', 'GA'],
   ['PacketCapture', 'ALPHA'],
+  ['PreferSameTrafficDistribution', 'ALPHA'],
   ['SecondaryNetwork', 'ALPHA'],
   ['ServiceExternalIP', 'BETA'],
   ['ServiceTrafficDistribution', 'GA'],
