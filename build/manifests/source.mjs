@@ -13,9 +13,16 @@ export const DEFAULT_VALUES = {
   trafficEncapMode: 'encap',
   tunnelType: 'geneve',
   noSNAT: false,
-  // Egress is on by default, as in Antrea (its `egress` keys below apply then); FlowExporter and
-  // ServiceExternalIP (LoadBalancer IPs from ExternalIPPools, agent and controller) off.
-  featureGates: { AntreaPolicy: true, Egress: true, FlowExporter: false, ServiceExternalIP: false },
+  // Egress is on by default, as in Antrea (its `egress` keys below apply then); FlowExporter,
+  // ServiceExternalIP (LoadBalancer IPs from ExternalIPPools, agent and controller) and
+  // NodeNetworkPolicy (ClusterNetworkPolicies applied to Nodes, in the agents' iptables) off.
+  featureGates: {
+    AntreaPolicy: true,
+    Egress: true,
+    FlowExporter: false,
+    ServiceExternalIP: false,
+    NodeNetworkPolicy: false,
+  },
   // AntreaProxy: Services load-balanced in OVS for Pod traffic; proxyAll makes it the kube-proxy
   // replacement (NodePorts, the Node's own Service traffic), which then needs kubeAPIServerOverride.
   antreaProxy: {
