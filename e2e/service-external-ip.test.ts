@@ -5,7 +5,8 @@
 // answers ARP for it on the underlay and names itself in the ingress hostname, and this test process
 // (in the root netns, on the underlay: the client outside the cluster) connects to the IP and reaches
 // both endpoints. The holder turning NotReady moves the IP to the other Node (its ARP answer and the
-// hostname); an agent started with the gate off removes its entry; deleting the Service frees the IP
+// hostname); an externalTrafficPolicy Local Service's IP lives on its endpoint's Node; an agent
+// started with the gate off removes its entry; deleting the Service frees the IP
 // in the pool and on the Nodes.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -60,12 +61,12 @@ describe.skipIf(!isRoot)('ServiceExternalIP on the lab', () => {
   let lab: Lab;
   const servers: ChildProcess[] = [];
 
-  const ingress = async (): Promise<{ ip?: string; hostname?: string }> =>
+  const ingress = async (name: string): Promise<{ ip?: string; hostname?: string }> =>
     JSON.parse(
       (await lab.kubectl([
         'get',
         'service',
-        'web',
+        name,
         '-n',
         NS,
         '-o',
@@ -73,11 +74,11 @@ describe.skipIf(!isRoot)('ServiceExternalIP on the lab', () => {
       ])) || '{}',
     );
   /** The ingress once it has an IP and a holder (optionally another holder than `not`). */
-  const held = (not?: string) =>
+  const held = (not?: string, name = 'web') =>
     poll(
-      'Service external IP held',
+      `${name}'s external IP held`,
       async () => {
-        const i = await ingress();
+        const i = await ingress(name);
         return i.ip && i.hostname && i.hostname !== not ? { ip: i.ip, node: i.hostname } : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 500 },
@@ -146,7 +147,7 @@ describe.skipIf(!isRoot)('ServiceExternalIP on the lab', () => {
       ['s1', N1],
       ['s2', N2],
     ] as const) {
-      await lab.createPod({ namespace: NS, name: pod, node, labels: { web: 'yes' } });
+      await lab.createPod({ namespace: NS, name: pod, node, labels: { web: 'yes', app: pod } });
       const [file, ...args] = lab.execArgv(NS, pod, ['node', '-e', SERVER, pod]);
       servers.push(spawn(file!, args, { stdio: 'ignore' }));
     }
@@ -207,6 +208,29 @@ describe.skipIf(!isRoot)('ServiceExternalIP on the lab', () => {
     } finally {
       await setReady(before.node, 'True');
     }
+  }, 180_000);
+
+  it('externalTrafficPolicy Local: the IP lives on the Node with the endpoint, which keeps the client address', async () => {
+    const web = await held();
+    await lab.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        ...service,
+        metadata: { ...service.metadata, name: 'local' },
+        spec: { ...service.spec, selector: { app: 's2' }, externalTrafficPolicy: 'Local' },
+      }),
+    });
+    const local = await held(undefined, 'local');
+    expect(local.node).toBe(N2);
+    expect(local.ip).not.toBe(web.ip);
+    const got = await answers(local.ip, 6);
+    expect(new Set(got), got.join(', ')).toEqual(new Set([`s2 ${lab.layout.hostIp}`]));
+    await lab.kubectl(['delete', 'service', 'local', '-n', NS]);
+    await poll('local released', async () => !(await proxyEntries(N2)).includes(local.ip) || undefined, {
+      timeoutMs: 30_000,
+    });
+    await poll('pool usage back to 1', async () => (await usage())?.used === 1 || undefined, {
+      timeoutMs: 30_000,
+    });
   }, 180_000);
 
   it('an agent started with the gate off removes its entry; on again, it answers for the IP again', async () => {
