@@ -1,12 +1,12 @@
 import { run } from '@antrea-ts/harness';
 
 /**
- * The first `count` packets matching `filter` that tcpdump sees on `iface` in `netns` (one line
+ * The first `count` packets matching `filter` that tcpdump sees on `iface` in `netns` (the root namespace when undefined; one line
  * each), while `traffic` is repeated until it has them: tcpdump takes a moment to start listening,
  * seconds on a loaded machine. Empty when nothing matched within 30 s.
  */
 export async function captureOn(
-  netns: string,
+  netns: string | undefined,
   iface: string,
   filter: string,
   count: number,

@@ -5,7 +5,8 @@
 // both directions while the connections still succeed. Redirect: target and return devices are
 // veths whose peers are bridged in a namespace of their own (the simplest forwarder); with the
 // bridge down nothing gets through, with it up connections succeed and tcpdump on the forwarder
-// sees both directions. Deleting a TrafficControl removes its ports and flows; an agent restart
+// sees both directions. Geneve: the Pod's packets reach this process's namespace (the lab's
+// underlay host) encapsulated with the VNI. Deleting a TrafficControl removes its ports and flows; an agent restart
 // keeps a TrafficControl realized.
 import { execFile } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
@@ -170,6 +171,35 @@ describe.skipIf(!isRoot)('TrafficControl on the lab', () => {
     );
     expect(await connect()).toBe('allow');
     await inNode1(['ip', 'link', 'delete', 'tcmirror']);
+  });
+
+  it('mirrors to a Geneve tunnel: the remote end receives both directions encapsulated with the VNI', async () => {
+    const remote = lab.layout.hostIp;
+    await apply(
+      trafficControl('mirror-geneve', {
+        direction: 'Both',
+        action: 'Mirror',
+        targetPort: { geneve: { remoteIP: remote, vni: 7 } },
+      }),
+    );
+    await poll(
+      'tunnel port and marks',
+      async () => (await ports()).some((p) => p.startsWith('geneve-')) && (await tcFlows()).length === 2,
+      { timeoutMs: 60_000 },
+    );
+    // This process's namespace holds the remote IP: what reaches it there came through the tunnel.
+    const filter = `udp dst port 6081 and src host ${lab.node(N1).nodeIp} and dst host ${remote}`;
+    const results: string[] = [];
+    const seen = await captureOn(undefined, 'any', filter, 6, async () => results.push(await connect()));
+    expect(seen).toContain('vni 0x7');
+    expect(bothDirections(seen)).toEqual({ toServer: true, fromServer: true });
+    expect(results.every((r) => r === 'allow')).toBe(true);
+    await lab.kubectl(['delete', 'trafficcontrol', 'mirror-geneve']);
+    await poll(
+      'tunnel port gone',
+      async () => !(await ports()).some((p) => p.startsWith('geneve-')) && (await tcFlows()).length === 0,
+      { timeoutMs: 60_000 },
+    );
   });
 
   it('redirects through a forwarder: no connection while it is down, connections through it when up', async () => {
