@@ -123,9 +123,7 @@ describe('gRPC flow export over mutual TLS with the aggregator’s certificates 
       await waitFor(
         'the aggregator took the record',
         async () => fa.stats().recordsIn >= halves.indexOf(half) + 1,
-        {
-          timeoutMs: 10_000,
-        },
+        10_000,
       );
       session.close();
     }
