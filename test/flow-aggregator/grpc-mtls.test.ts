@@ -25,7 +25,7 @@ import {
   issueLeaf,
   type ServerTlsMaterial,
 } from '@antrea-ts/flow-aggregator';
-import { type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
+import { freePort, type KubeCluster, startKube, waitFor } from '@antrea-ts/harness';
 import { ANTREA_AGENT_IPV4_ELEMENTS, type FieldValue, GrpcFlowExporter } from '@antrea-ts/ipfix';
 import { CoreV1Api } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -213,6 +213,21 @@ describe('gRPC flow export over mutual TLS with the aggregator’s certificates 
     const err = await connect(agentTls, 'other.flow-aggregator.svc').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'IPFIX_TLS' });
     expect(String((err as Error).message)).toMatch(/altnames|does not match/i);
+  });
+
+  it('tells an aggregator that is not listening (IPFIX_SEND) from a TLS refusal', async () => {
+    const port = await freePort();
+    const err = await new GrpcFlowExporter({
+      host: '127.0.0.1',
+      port,
+      tls: { ...agentTls, serverName: SERVER_NAME },
+      domainId: 1,
+      logger,
+    })
+      .connect()
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'IPFIX_SEND' });
+    expect(String((err as Error).message)).toMatch(/ECONNREFUSED/);
   });
 
   // Last: it replaces the CA the tests above use.

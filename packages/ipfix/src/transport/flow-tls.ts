@@ -39,7 +39,19 @@ export function probeTls(
     };
     const socket = tls.connect({ host, port, ...tlsClientOptions(t, alpn) });
     socket.setTimeout(timeoutMs, () => fail(`no handshake within ${timeoutMs} ms`));
-    socket.once('error', (err) => fail(err.message, err));
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      // Nobody there is not a TLS problem: the caller retries as for any unreachable collector.
+      if (err.code && UNREACHABLE.has(err.code)) {
+        socket.destroy();
+        reject(
+          new IpfixError(
+            'IPFIX_SEND',
+            `cannot reach the flow aggregator at ${host}:${port}: ${err.message}`,
+            { cause: err },
+          ),
+        );
+      } else fail(err.message, err);
+    });
     socket.once('secureConnect', () => {
       // With TLS 1.3 the server judges the client certificate after the client's side of the
       // handshake is done: an alert or a plain close (refused), or a session ticket (accepted).
@@ -74,6 +86,15 @@ export function tlsClientOptions(t: FlowClientTls, alpn: readonly string[]): tls
     checkServerIdentity: (_host, cert) => tls.checkServerIdentity(t.serverName, cert),
   };
 }
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** How long to wait for a TLS 1.3 server's verdict on the client certificate when it sends no ticket. */
 const SERVER_VERDICT_WAIT_MS = 500;
