@@ -14,6 +14,7 @@ import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tcpAnswer, udpAnswer } from './framework/outside-client.js';
+import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STATE_DIR = '/var/run/antrea-ts-lab-e2e-31';
@@ -48,6 +49,13 @@ const udpOnce = (host: string, port: number, timeoutMs = 3_000) =>
   udpAnswer(host, port, 'q', undefined, timeoutMs);
 
 const pods = (answers: string[]) => new Set(answers.map((a) => a.split(' ')[0]));
+const both = (answers: string[]) => pods(answers).has('s1') && pods(answers).has('s2');
+/** `n` answers of `probe`, one after the other. */
+async function samples(n: number, probe: () => Promise<string>): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(await probe());
+  return out;
+}
 
 describe.skipIf(!isRoot)('AntreaProxy proxyAll on the lab', () => {
   let lab: Lab;
@@ -159,11 +167,10 @@ describe.skipIf(!isRoot)('AntreaProxy proxyAll on the lab', () => {
     for (const node of [N1, N2]) {
       const ip = nodeIp[node]!;
       await until(`TCP ${node}:${tcpPort}`, () => tcpAnswer(ip, tcpPort), answered);
-      const tcp: string[] = [];
-      for (let i = 0; i < 16; i++) tcp.push(await tcpAnswer(ip, tcpPort));
+      // One answer does not say both endpoints are in the groups yet: sample until both answer.
+      const tcp = await settle(() => samples(16, () => tcpAnswer(ip, tcpPort)), both);
       expect(pods(tcp), `TCP to ${node}: ${tcp.join(', ')}`).toEqual(new Set(['s1', 's2']));
-      const udp: string[] = [];
-      for (let i = 0; i < 16; i++) udp.push(await udpOnce(ip, udpPort));
+      const udp = await settle(() => samples(16, () => udpOnce(ip, udpPort)), both);
       expect(pods(udp), `UDP to ${node}: ${udp.join(', ')}`).toEqual(new Set(['s1', 's2']));
     }
     // Cluster policy: the endpoint on the other Node sees that Node's gateway (SNAT, so the reply
@@ -229,9 +236,8 @@ describe.skipIf(!isRoot)('AntreaProxy proxyAll on the lab', () => {
       const fromPod = async () =>
         (await lab.exec(NS, 'c1', ['node', '-e', TCP_ONCE, ip, '80'], { timeoutMs: 15_000 })).trim();
       await until(`${ip}:80 from a Pod`, fromPod, answered);
-      const outside: string[] = [];
       await until(`${ip}:80 from outside`, () => tcpAnswer(ip, 80), answered);
-      for (let i = 0; i < 12; i++) outside.push(await tcpAnswer(ip, 80));
+      const outside = await settle(() => samples(12, () => tcpAnswer(ip, 80)), both);
       expect(pods(outside), outside.join(', ')).toEqual(new Set(['s1', 's2']));
       expect(await udpOnce(ip, 53)).toMatch(/^s[12] /);
     }
@@ -244,8 +250,7 @@ describe.skipIf(!isRoot)('AntreaProxy proxyAll on the lab', () => {
         await exec('ip', ['netns', 'exec', N1, process.execPath, '-e', TCP_ONCE, clusterIp, '80'])
       ).stdout.trim();
     await until(`${clusterIp}:80 from ${N1}`, fromNode, answered);
-    const got: string[] = [];
-    for (let i = 0; i < 12; i++) got.push(await fromNode());
+    const got = await settle(() => samples(12, fromNode), both);
     expect(pods(got), got.join(', ')).toEqual(new Set(['s1', 's2']));
   }, 60_000);
 

@@ -10,6 +10,7 @@ import { cachedBinDir, poll } from '@antrea-ts/harness';
 import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const options: LabOptions = {
@@ -184,8 +185,13 @@ describe.skipIf(!isRoot)('AntreaProxy on the lab', () => {
   it('TCP to the ClusterIP reaches the local and the remote endpoint (through Geneve), port 8080 -> 80', async () => {
     const ip = await clusterIp('web');
     await reachable('client', 'tcp', ip, 8080);
-    const seen = ids(await connect('client', 'tcp', ip, 8080, 30));
-    expect(new Set(seen)).toEqual(new Set(servers));
+    // Reaching one endpoint does not say the proxier has both yet (each Pod's readiness is its own
+    // EndpointSlice update): sample until both answer, then assert on the last sample.
+    const seen = await settle(
+      async () => new Set(ids(await connect('client', 'tcp', ip, 8080, 30))),
+      new Set(servers),
+    );
+    expect(seen).toEqual(new Set(servers));
   }, 120_000);
 
   it('UDP request/reply through the ClusterIP, each datagram a new connection, port 53 -> 5353, also remote', async () => {
@@ -194,7 +200,11 @@ describe.skipIf(!isRoot)('AntreaProxy on the lab', () => {
     // Every datagram is answered, and the select group hashes the 5-tuple (selection_method=hash),
     // so datagrams from new source ports reach both endpoints (2^-19 odds of one endpoint taking all
     // 20); the endpoint on Node 2 is also reached through its own Service.
-    expect(new Set(ids(await connect('client', 'udp', ip, 53, 20)))).toEqual(new Set(servers));
+    const udpSeen = await settle(
+      async () => new Set(ids(await connect('client', 'udp', ip, 53, 20))),
+      new Set(servers),
+    );
+    expect(udpSeen).toEqual(new Set(servers));
     const remote = await clusterIp('remote');
     await reachable('client', 'udp', remote, 53);
     expect(ids(await connect('client', 'udp', remote, 53, 10))).toEqual(Array(10).fill(`${NS}/s2`));
@@ -270,8 +280,13 @@ describe.skipIf(!isRoot)('AntreaProxy on the lab', () => {
       let summary = '';
       hold.stdout.on('data', (x) => (summary += String(x)));
       await lab.restart(`antrea-agent@${N1}`);
-      const after = ids(await connect('client', 'tcp', await clusterIp('web'), 8080, 20));
-      expect(new Set(after)).toEqual(new Set(servers));
+      // The restarted agent's proxier resyncs after it reports ready: sample until both endpoints answer.
+      const web = await clusterIp('web');
+      const after = await settle(
+        async () => new Set(ids(await connect('client', 'tcp', web, 8080, 20))),
+        new Set(servers),
+      );
+      expect(after).toEqual(new Set(servers));
       await new Promise((r) => setTimeout(r, 1_000));
       hold.stdin.end();
       await new Promise((r) => hold.once('exit', r));
