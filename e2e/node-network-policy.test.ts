@@ -231,6 +231,22 @@ describe.skipIf(!isRoot)('NodeNetworkPolicy on the lab', () => {
     await expectVerdict({ outside: true }, N1, SSH, 'allow');
   }, 240_000);
 
+  it('a default-deny ingress policy leaves Antrea’s own ports open: the agent API answers from outside', async () => {
+    const state = JSON.parse(readFileSync(join(options.stateDir, 'state.json'), 'utf8')) as {
+      nodes: { name: string; apiPort: number }[];
+    };
+    const apiPort = state.nodes.find((n) => n.name === N1)!.apiPort;
+    await acnp('node1-deny-all', {
+      priority: 10,
+      appliedTo: [{ nodeSelector: hostname(N1) }],
+      ingress: [{ name: 'deny-all', action: 'Drop' }],
+    });
+    await expectVerdict({ outside: true }, N1, WEB, 'drop');
+    await expectVerdict({ outside: true }, N1, apiPort, 'allow');
+    await lab.kubectl(['delete', 'clusternetworkpolicy', 'node1-deny-all']);
+    await expectVerdict({ outside: true }, N1, WEB, 'allow');
+  }, 180_000);
+
   it('deleting the policies removes their rules and opens the ports again', async () => {
     await lab.kubectl(['delete', 'clusternetworkpolicy', 'node1-ingress', 'node1-egress']);
     await expectVerdict({ pod: 'c1' }, N1, SSH, 'allow');

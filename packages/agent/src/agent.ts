@@ -39,6 +39,7 @@ import { formatCidr, gatewayIp, parseCidr, parseIpv4 } from './net/ipv4.js';
 import type { ControllerConnection } from './networkpolicy/controller-connection.js';
 import { dnsResolver } from './networkpolicy/fqdn/dns-resolver.js';
 import { NetworkPolicyController } from './networkpolicy/network-policy-controller.js';
+import { TUNNEL_UDP_PORTS } from './networkpolicy/node/host-rules.js';
 import { NodePolicyIptables } from './networkpolicy/node/node-policy-iptables.js';
 import { PacketInHandler } from './networkpolicy/packet-in-handler.js';
 import { NplIptables, nplLeftovers } from './nodeportlocal/iptables-rules.js';
@@ -482,7 +483,11 @@ export class Agent {
     const serviceGroups = config.antreaProxy.enable && deps.services ? new ServiceGroupIndex() : undefined;
     // NodeNetworkPolicy: the chains are set up without touching a previous run's policy rules,
     // which keep applying until the first realization rewrites them. Off: they go.
-    const nodePolicyRules = new NodePolicyIptables(deps.nodeRunner, this.log);
+    const tunnels = config.trafficEncapMode === 'encap' || config.trafficEncapMode === 'hybrid';
+    const nodePolicyRules = new NodePolicyIptables(deps.nodeRunner, this.log, {
+      tunnelUdpPort: tunnels ? TUNNEL_UDP_PORTS[config.tunnelType] : undefined,
+      agentApiPort: config.apiPort,
+    });
     if (config.nodeNetworkPolicy && deps.policyConnection) {
       await nodePolicyRules.prepare();
       this.nodePolicyRules = nodePolicyRules;

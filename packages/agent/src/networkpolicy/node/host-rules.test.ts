@@ -10,6 +10,7 @@ import {
   policyChainRules,
   ruleChainName,
   serviceMatch,
+  staticChainRules,
 } from './host-rules.js';
 
 const v4 = (s: string) => Uint8Array.from(s.split('.').map(Number));
@@ -209,6 +210,20 @@ describe('NodeNetworkPolicy rule builder', () => {
     );
     expect(named.get(INGRESS_RULES_CHAIN)).toEqual([]);
     expect(hostRuleOf(rule({ name: 'p' }, { direction: 'In', action: 'Pass' }))).toBeUndefined();
+  });
+
+  it('lets Antrea’s own ports in ahead of the policies, then replies and loopback, then the policy rules', () => {
+    const input = staticChainRules({ tunnelUdpPort: 6081, agentApiPort: 10350 }).get('ANTREA-INPUT')!;
+    expect(input.map((l) => / -j (\S+)$/.exec(l)![1])).toEqual([
+      'ACCEPT',
+      'ACCEPT',
+      'ANTREA-POL-PRE-INGRESS-RULES',
+      INGRESS_RULES_CHAIN,
+    ]);
+    expect(input[0]).toMatch(/^-p udp --dport 6081 /);
+    expect(input[1]).toMatch(/^-p tcp --dport 10350 /);
+    // Without a tunnel (noEncap) or an API port: only the jumps.
+    expect(staticChainRules().get('ANTREA-INPUT')).toHaveLength(2);
   });
 
   it('restore input declares (flushes) the chains written and deletes the stale ones in one commit', () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NetworkPolicyReference, Service } from '@antrea-ts/apis';
+import type { TunnelType } from '../../config.js';
 import { intervalsToCidrs, ipBlockIntervals, isEverything } from '../ip-set.js';
 import type { CompletedRule } from '../rule-cache.js';
 import { memberIntervals } from '../rule-flows.js';
@@ -16,6 +17,9 @@ export const INGRESS_RULES_CHAIN = 'ANTREA-POL-INGRESS-RULES';
 export const EGRESS_RULES_CHAIN = 'ANTREA-POL-EGRESS-RULES';
 /** Prefix of the per-rule service chains (a rule with several services jumps to its own chain). */
 export const RULE_CHAIN_PREFIX = 'ANTREA-POL-';
+
+/** The tunnels' UDP ports (IANA's Geneve and VXLAN ports, which Antrea uses); GRE and STT have none here. */
+export const TUNNEL_UDP_PORTS: Readonly<Partial<Record<TunnelType, number>>> = { geneve: 6081, vxlan: 4789 };
 
 /** The chains that always exist while the feature is on, in the order they are written. */
 export const STATIC_CHAINS = [
@@ -40,16 +44,34 @@ export const BUILTIN_JUMPS = [
 ] as const;
 
 /**
- * The rules every Node with the feature on has, whatever the policies: replies and related packets
- * pass (a policy decides on new connections only), and so does loopback traffic, before any rule of
- * a policy is looked at; then the policies' chains.
+ * Ports of Antrea's own traffic to the Node that no Node policy may block (Antrea's
+ * HostNetworkPortRules: its rules come before the policies'), so that a default-deny policy does
+ * not cut the Node off from the cluster.
  */
-export function staticChainRules(): Map<string, string[]> {
+export interface AntreaHostPorts {
+  /** The tunnel's UDP port (Geneve 6081, VXLAN 4789) when the Node tunnels. */
+  readonly tunnelUdpPort?: number | undefined;
+  /** The agent API's TCP port (antctl, the controller's support bundle requests, probes). */
+  readonly agentApiPort?: number | undefined;
+}
+
+/**
+ * The rules every Node with the feature on has, whatever the policies: Antrea's own ports, then
+ * replies and related packets (a policy decides on new connections only) and loopback traffic,
+ * before any rule of a policy is looked at; then the policies' chains.
+ */
+export function staticChainRules(ports: AntreaHostPorts = {}): Map<string, string[]> {
   const comment = (text: string) => `-m comment --comment "${text}"`;
   return new Map([
     [
       ANTREA_INPUT_CHAIN,
       [
+        ...(ports.tunnelUdpPort
+          ? [`-p udp --dport ${ports.tunnelUdpPort} ${comment('Antrea: allow tunnel traffic')} -j ACCEPT`]
+          : []),
+        ...(ports.agentApiPort
+          ? [`-p tcp --dport ${ports.agentApiPort} ${comment('Antrea: allow agent API traffic')} -j ACCEPT`]
+          : []),
         `${comment('Antrea: jump to static ingress NodeNetworkPolicy rules')} -j ${PRE_INGRESS_CHAIN}`,
         `${comment('Antrea: jump to ingress NodeNetworkPolicy rules')} -j ${INGRESS_RULES_CHAIN}`,
       ],

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CommandRunner } from '../../net/command-runner.js';
 import type { CompletedRule } from '../rule-cache.js';
 import {
+  type AntreaHostPorts,
   BUILTIN_JUMPS,
   EGRESS_RULES_CHAIN,
   filterRestoreInput,
@@ -34,6 +35,7 @@ export class NodePolicyIptables {
   constructor(
     private readonly runner: CommandRunner,
     logger: Logger,
+    private readonly antreaPorts: AntreaHostPorts = {},
   ) {
     this.log = logger.child({ component: 'node-network-policy' });
   }
@@ -43,7 +45,7 @@ export class NodePolicyIptables {
     return this.serialized(async () => {
       for (const chain of [INGRESS_RULES_CHAIN, EGRESS_RULES_CHAIN])
         if (!(await this.succeeds(['-S', chain]))) await this.iptables(['-N', chain]);
-      await this.restore(filterRestoreInput(staticChainRules(), []));
+      await this.restore(filterRestoreInput(staticChainRules(this.antreaPorts), []));
       for (const j of BUILTIN_JUMPS)
         if (!(await this.succeeds(['-C', j.from, ...j.spec]))) await this.iptables(['-A', j.from, ...j.spec]);
       this.ruleChains = await this.existingRuleChains();
