@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { observationDomainId } from '@antrea-ts/agent';
-import { cachedBinDir, type ManagedProcess, makeTempDir, poll, type TempDir } from '@antrea-ts/harness';
+import { type ManagedProcess, makeTempDir, poll, type TempDir } from '@antrea-ts/harness';
 import { type DecodedDataRecord, IpfixCollector } from '@antrea-ts/ipfix';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,16 +18,12 @@ import {
   holdTcpConnection,
   startClientServer,
 } from './framework/lab-flows.js';
+import { e2eLabOptions } from './framework/lab-options.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const STATE_DIR = '/var/run/antrea-ts-lab-e2e-35';
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 35,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger,
-};
+const options = e2eLabOptions(35, { logger });
+const STATE_DIR = options.stateDir;
 const N1 = 'lab35-node-1';
 const N2 = 'lab35-node-2';
 const NS = 'flows';

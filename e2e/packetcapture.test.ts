@@ -11,7 +11,6 @@ import { promisify } from 'node:util';
 import { PCAPNG_BLOCK } from '@antrea-ts/agent';
 import type { PacketCapture } from '@antrea-ts/apis';
 import {
-  cachedBinDir,
   type ManagedProcess,
   makeTempDir,
   poll,
@@ -19,20 +18,16 @@ import {
   startSshd,
   type TempDir,
 } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
+import { Lab } from '@antrea-ts/lab';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdTcpConnection, startClientServer } from './framework/lab-flows.js';
+import { e2eLabOptions } from './framework/lab-options.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const STATE_DIR = '/var/run/antrea-ts-lab-e2e-44';
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 44,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger,
-};
+const options = e2eLabOptions(44, { logger });
+const STATE_DIR = options.stateDir;
 const N1 = 'lab44-node-1';
 const N2 = 'lab44-node-2';
 const NS = 'pcap';

@@ -9,21 +9,16 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, poll } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { poll } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { tcpAnswer, udpAnswer } from './framework/outside-client.js';
 import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const STATE_DIR = '/var/run/antrea-ts-lab-e2e-31';
-const options: LabOptions = {
-  stateDir: STATE_DIR,
-  instance: 31,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(31);
+const STATE_DIR = options.stateDir;
 const N1 = 'lab31-node-1';
 const N2 = 'lab31-node-2';
 const NS = 'pa';

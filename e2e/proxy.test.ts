@@ -6,19 +6,14 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cachedBinDir, poll } from '@antrea-ts/harness';
-import { Lab, type LabOptions, repoArtifacts } from '@antrea-ts/lab';
-import { pino } from 'pino';
+import { poll } from '@antrea-ts/harness';
+import { Lab } from '@antrea-ts/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eLabOptions } from './framework/lab-options.js';
 import { settle } from './framework/settle.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const options: LabOptions = {
-  stateDir: '/var/run/antrea-ts-lab-e2e-24',
-  instance: 24,
-  artifacts: repoArtifacts(ROOT, cachedBinDir()),
-  logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-};
+const options = e2eLabOptions(24);
 const N1 = 'lab24-node-1';
 const N2 = 'lab24-node-2';
 const NS = 'px';
