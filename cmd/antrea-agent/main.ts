@@ -26,6 +26,7 @@ import {
   ofprotoTracer,
   overrideServer,
   ovsConntrackDump,
+  portNoFlood,
   ShellCommandRunner,
   TcpdumpCapturer,
   vswitchdAppctl,
@@ -113,6 +114,7 @@ async function main(): Promise<number> {
     egressSource: new KubeEgressSource(kubeConfig, logger),
     serviceExternalIPSource: new KubeServiceExternalIPSource(kubeConfig, logger),
     trafficControlSource: new KubeTrafficControlSource(kubeConfig, options.agent.nodeName, logger),
+    trafficControlNoFlood: portNoFlood(runner, options.agent.bridgeName, options.ovsRunDir),
     nodePortLocal: {
       source: new InformerNplSource(kubeConfig, options.agent.nodeName, logger),
       annotator: new KubeNplAnnotator(kubeConfig),

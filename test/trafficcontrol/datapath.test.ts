@@ -6,6 +6,7 @@
 import {
   CookieAllocator,
   DEFAULT_FEATURES,
+  ExecCommandRunner,
   FlowCache,
   gatewayFlows,
   MemoryTrafficControlSource,
@@ -14,6 +15,7 @@ import {
   type PodInterface,
   pipelineFlows,
   podFlows,
+  portNoFlood,
   TrafficControlController,
 } from '@antrea-ts/agent';
 import type { TrafficControl, TrafficControlSpec } from '@antrea-ts/apis';
@@ -109,6 +111,7 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
       ctx,
       pods: () => interfaces,
       setLinkUp: async (name) => void (await inOvsNetns(['ip', 'link', 'set', name, 'up'])),
+      setNoFlood: portNoFlood(new ExecCommandRunner(), BR, bed.ovs.runDir),
       logger,
     });
     await controller.start();
@@ -142,6 +145,9 @@ describe('TrafficControl datapath on real ovs-vswitchd', () => {
       20_000,
     );
     expect(await vsctl(['get', 'Interface', 'tcmirror0', 'type'])).toBe('internal');
+    // As Antrea: br-int's ARP floods (NORMAL) stay off TrafficControl ports.
+    const show = await bed.ovs.ofctl(['show', BR]);
+    expect(show.slice(show.indexOf('(tcmirror0)')).split('\n').slice(0, 3).join('\n')).toContain('NO_FLOOD');
     const seen = await captureOn(bed.ovs.netns, 'tcmirror0', 'icmp', 2, () => ping(1));
     expect(seen).toMatch(new RegExp(`${PODS[0].ip} > ${PODS[1].ip}: ICMP echo request`));
     expect(seen).toMatch(new RegExp(`${PODS[1].ip} > ${PODS[0].ip}: ICMP echo reply`));

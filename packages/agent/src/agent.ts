@@ -177,6 +177,8 @@ export interface AgentDeps {
   readonly serviceExternalIPSource?: ServiceExternalIPSource;
   /** TrafficControls, this Node's Pods and Namespaces; with config.trafficControl, TrafficControl is on. */
   readonly trafficControlSource?: TrafficControlSource;
+  /** Sets a TrafficControl port no-flood on br-int (`portNoFlood`); none: ports stay flood targets. */
+  readonly trafficControlNoFlood?: (port: string) => Promise<void>;
   /**
    * NodePortLocal's Pods and Services watch and Pod annotation writer; with config.nodePortLocal.enable.
    * `opener` holds Node ports (default: sockets in this process, which must run in the Node's netns).
@@ -670,6 +672,7 @@ export class Agent {
         ctx,
         pods: () => this.store.list(),
         setLinkUp: (name) => this.host.configureLink(name, {}),
+        ...(deps.trafficControlNoFlood && { setNoFlood: deps.trafficControlNoFlood }),
         logger: this.log,
       });
       this.trafficControl = tc;

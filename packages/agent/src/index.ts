@@ -123,6 +123,7 @@ export * from './traceflow/traced-rule.js';
 export * from './traceflow/traceflow-agent.js';
 export * from './trafficcontrol/kube-traffic-control-source.js';
 export * from './trafficcontrol/memory-traffic-control-source.js';
+export * from './trafficcontrol/port-no-flood.js';
 export * from './trafficcontrol/traffic-control-controller.js';
 export * from './trafficcontrol/traffic-control-source.js';
 export * from './util/keyed-mutex.js';

@@ -30,6 +30,8 @@ export interface TrafficControlControllerOptions {
   readonly pods: () => readonly PodInterface[];
   /** Brings a new OVS internal port's link up in the Node's namespace (`ip link set up`). */
   readonly setLinkUp: (name: string) => Promise<void>;
+  /** Stops br-int flooding to a port (`portNoFlood`); none: ports stay flood targets. */
+  readonly setNoFlood?: (name: string) => Promise<void>;
   readonly logger: Logger;
 }
 
@@ -56,6 +58,8 @@ export class TrafficControlController {
     this.#synced = resolve;
   });
   #started = false;
+  /** Ports set no-flood by this run (ovs-vswitchd forgets the flag when it restarts, as do we). */
+  readonly #noFlood = new Set<string>();
 
   constructor(opts: TrafficControlControllerOptions) {
     this.#o = opts;
@@ -128,6 +132,7 @@ export class TrafficControlController {
     // Flows first, then the ports they output to or classify.
     const ports = await o.bridges.listPorts(o.bridgeName);
     await removeTrafficControlPorts(o.bridges, o.bridgeName, ports, this.#log, new Set(wanted.keys()));
+    for (const name of this.#noFlood) if (!wanted.has(name)) this.#noFlood.delete(name);
     if (failures.length > 0) {
       throw new AgentError('AGENT_TRAFFIC_CONTROL_FAILED', `ports not ready for ${failures.join(', ')}`);
     }
@@ -141,17 +146,22 @@ export class TrafficControlController {
     const out = new Map<string, number>();
     for (const [name, w] of wanted) {
       try {
-        const existing = present.get(name)?.interfaces[0]?.ofport;
-        if (existing !== undefined && existing > 0) {
-          out.set(name, existing);
-          continue;
+        let ofport = present.get(name)?.interfaces[0]?.ofport;
+        if (ofport === undefined || ofport <= 0) {
+          if (!present.has(name)) {
+            await o.bridges.addPort(o.bridgeName, trafficControlPortSpec(name, w.port));
+            this.#log.info({ port: name, return: w.isReturn }, 'added TrafficControl port');
+          }
+          ofport = await o.bridges.waitForOfport(name);
+          if (w.port.ovsInternal) await o.setLinkUp(name);
         }
-        if (!present.has(name)) {
-          await o.bridges.addPort(o.bridgeName, trafficControlPortSpec(name, w.port));
-          this.#log.info({ port: name, return: w.isReturn }, 'added TrafficControl port');
+        if (o.setNoFlood && !this.#noFlood.has(name)) {
+          // Only ARP floods depend on it: the port is used either way, the flag tried again next sync.
+          await o.setNoFlood(name).then(
+            () => this.#noFlood.add(name),
+            (err: unknown) => this.#log.warn({ err, port: name }, 'TrafficControl port not set no-flood'),
+          );
         }
-        const ofport = await o.bridges.waitForOfport(name);
-        if (w.port.ovsInternal) await o.setLinkUp(name);
         out.set(name, ofport);
       } catch (err) {
         // A missing device, say: the other TrafficControls go on; this one is retried.
