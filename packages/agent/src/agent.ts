@@ -678,7 +678,9 @@ export class Agent {
       this.trafficControl = tc;
       const unsubscribe = this.store.onChange(() => tc.podsChanged());
       signal?.addEventListener('abort', unsubscribe, { once: true });
-      await tc.start(signal).catch((err: unknown) => this.log.error({ err }, 'TrafficControl failed to start'));
+      await tc
+        .start(signal)
+        .catch((err: unknown) => this.log.error({ err }, 'TrafficControl failed to start'));
       await Promise.race([tc.synced(), new Promise((r) => setTimeout(r, 10_000).unref())]);
     } else {
       await removeTrafficControlPorts(deps.bridges, config.bridgeName, bridge.ports, this.log).catch(
@@ -882,8 +884,8 @@ export class Agent {
           ...(this.egress ? ['Egress'] : []),
           ...(this.serviceExternalIP ? ['ServiceExternalIP'] : []),
           ...(this.flowExporter ? ['FlowExporter'] : []),
-          ...(this.trafficControl ? ['TrafficControl'] : []),
           ...(this.packetCaptures ? ['PacketCapture'] : []),
+          ...(this.trafficControl ? ['TrafficControl'] : []),
         ]),
         logger: this.log,
       });
