@@ -27,7 +27,6 @@ export {
   serviceDnsNames,
 } from './certs/cert-manager.js';
 export { parseCertBundle } from './certs/self-signed.js';
-export { type CertificateTemplate, type Issuer, issueCertificate } from './x509/certificate.js';
 export { type Clock, FakeClock, systemClock } from './clock.js';
 export {
   type ApiCodec,
@@ -116,3 +115,4 @@ export {
   type WatchStreamLimits,
   type WatchStreamObserver,
 } from './watch/watch-stream.js';
+export { type CertificateTemplate, type Issuer, issueCertificate } from './x509/certificate.js';
