@@ -3,12 +3,10 @@
 // Antrea's RetryOnConflict), the file server Secret, and Pod addresses of Pods on other Nodes.
 import {
   CRD_KINDS,
-  type CrdInformer,
-  crdInformer,
+  CrdWatch,
   PACKET_CAPTURE_FILE_SERVER_SECRET,
   type PacketCapture,
   type PacketCaptureStatus,
-  restartInformerOnError,
 } from '@antrea-ts/apis';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -45,39 +43,33 @@ const CONFLICT_RETRIES = 8;
 export class KubePacketCaptureApi implements PacketCaptureApi {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
-  private informer: CrdInformer<PacketCapture> | undefined;
+  private readonly captures: CrdWatch<PacketCapture>;
   private readonly log: Logger;
 
   /** `secretNamespace`: the Namespace Antrea runs in, where the file server Secret lives. */
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    kubeConfig: KubeConfig,
     private readonly secretNamespace: string,
     logger: Logger,
   ) {
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.log = logger.child({ component: 'packetcapture-informer' });
+    this.captures = new CrdWatch<PacketCapture>(kubeConfig, CRD, (err) =>
+      this.log.warn({ err: String(err) }, 'PacketCapture watch failed; restarting'),
+    );
   }
 
   async watch(handlers: PacketCaptureHandlers, signal?: AbortSignal): Promise<void> {
-    if (this.informer) return;
-    const informer = crdInformer<PacketCapture>(this.kubeConfig, CRD);
-    this.informer = informer;
-    informer.on('add', (pc) => handlers.upsert(pc));
-    informer.on('update', (pc) => handlers.upsert(pc));
-    informer.on('delete', (pc) => handlers.remove(pc.metadata.name ?? ''));
-    restartInformerOnError(informer, {
-      active: () => this.informer === informer,
-      onError: (err) => this.log.warn({ err: String(err) }, 'PacketCapture watch failed; restarting'),
-    });
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
-    await informer.start();
+    await this.captures.start({
+      upsert: (pc) => handlers.upsert(pc),
+      remove: (pc) => handlers.remove(pc.metadata.name ?? ''),
+    });
   }
 
   async stop(): Promise<void> {
-    const informer = this.informer;
-    this.informer = undefined;
-    await informer?.stop();
+    await this.captures.stop();
   }
 
   async writeStatus(name: string, status: PacketCaptureStatus): Promise<void> {

@@ -1,8 +1,6 @@
 import {
   CRD_KINDS,
-  type CrdInformer,
-  crdInformer,
-  restartInformerOnError,
+  CrdWatch,
   type Traceflow,
   type TraceflowNodeResult,
   type TraceflowPacket,
@@ -53,37 +51,28 @@ const CONFLICT_RETRIES = 8;
 export class KubeTraceflowApi implements TraceflowApi {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
-  private informer: CrdInformer<Traceflow> | undefined;
+  private readonly traceflows: CrdWatch<Traceflow>;
   private readonly log: Logger;
 
-  constructor(
-    private readonly kubeConfig: KubeConfig,
-    logger: Logger,
-  ) {
+  constructor(kubeConfig: KubeConfig, logger: Logger) {
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.log = logger.child({ component: 'traceflow-informer' });
+    this.traceflows = new CrdWatch<Traceflow>(kubeConfig, CRD, (err) =>
+      this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting'),
+    );
   }
 
   async watch(handlers: TraceflowHandlers, signal?: AbortSignal): Promise<void> {
-    if (this.informer) return;
-    const informer = crdInformer<Traceflow>(this.kubeConfig, CRD);
-    this.informer = informer;
-    informer.on('add', (tf) => handlers.upsert(tf));
-    informer.on('update', (tf) => handlers.upsert(tf));
-    informer.on('delete', (tf) => handlers.remove(tf.metadata.name ?? ''));
-    restartInformerOnError(informer, {
-      active: () => this.informer === informer,
-      onError: (err) => this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting'),
-    });
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
-    await informer.start();
+    await this.traceflows.start({
+      upsert: (tf) => handlers.upsert(tf),
+      remove: (tf) => handlers.remove(tf.metadata.name ?? ''),
+    });
   }
 
   async stop(): Promise<void> {
-    const informer = this.informer;
-    this.informer = undefined;
-    await informer?.stop();
+    await this.traceflows.stop();
   }
 
   async appendResult(name: string, result: TraceflowNodeResult, captured?: TraceflowPacket): Promise<void> {

@@ -67,3 +67,47 @@ export function trackListed<L>(list: () => Promise<L>): { list: () => Promise<L>
     listed: () => listed,
   };
 }
+
+/** What a CrdWatch feeds: every add and update, and each delete (with the object as last known). */
+export interface CrdWatchHandlers<T> {
+  upsert(obj: T): void;
+  remove(obj: T): void;
+}
+
+/**
+ * One custom resource watched for an owner that starts and stops it: an informer feeding
+ * `handlers`, restarted after a failed list or watch until stop(). start() is idempotent and
+ * resolves once the first list was attempted; the informer's cache is readable through `cache`.
+ */
+export class CrdWatch<T extends KubernetesObject> {
+  #informer: CrdInformer<T> | undefined;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly kind: { readonly group: string; readonly version: string; readonly plural: string },
+    /** Told of each failed list or watch before the restart (a log line, typically). */
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** The running informer's cache; undefined before start() and after stop(). */
+  get cache(): ObjectCache<T> | undefined {
+    return this.#informer;
+  }
+
+  async start(handlers: CrdWatchHandlers<T>): Promise<void> {
+    if (this.#informer) return;
+    const informer = crdInformer<T>(this.kc, this.kind);
+    this.#informer = informer;
+    informer.on('add', (obj) => handlers.upsert(obj));
+    informer.on('update', (obj) => handlers.upsert(obj));
+    informer.on('delete', (obj) => handlers.remove(obj));
+    restartInformerOnError(informer, { active: () => this.#informer === informer, onError: this.onError });
+    await informer.start();
+  }
+
+  async stop(): Promise<void> {
+    const informer = this.#informer;
+    this.#informer = undefined;
+    await informer?.stop();
+  }
+}

@@ -1,11 +1,4 @@
-import {
-  CRD_KINDS,
-  type CrdInformer,
-  crdInformer,
-  restartInformerOnError,
-  type Traceflow,
-  type TraceflowStatus,
-} from '@antrea-ts/apis';
+import { CRD_KINDS, CrdWatch, type Traceflow, type TraceflowStatus } from '@antrea-ts/apis';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { TraceflowStore } from './traceflow-controller.js';
@@ -17,37 +10,30 @@ const CRD = { group, version, plural };
 /** TraceflowStore on kube-apiserver: a list-watch informer and the status subresource. */
 export class KubeTraceflowStore implements TraceflowStore {
   private readonly api: CustomObjectsApi;
-  private informer: CrdInformer<Traceflow> | undefined;
+  private readonly traceflows: CrdWatch<Traceflow>;
   private readonly log: Logger;
 
-  constructor(
-    private readonly kc: KubeConfig,
-    logger: Logger,
-  ) {
+  constructor(kc: KubeConfig, logger: Logger) {
     this.api = kc.makeApiClient(CustomObjectsApi);
     this.log = logger.child({ component: 'traceflow-store' });
+    this.traceflows = new CrdWatch<Traceflow>(kc, CRD, (err) =>
+      this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting'),
+    );
   }
 
   async start(handlers: { changed(tf: Traceflow): void; removed(tf: Traceflow): void }): Promise<void> {
-    if (this.informer) return;
-    const informer = crdInformer<Traceflow>(this.kc, CRD);
-    this.informer = informer;
-    informer.on('add', (tf) => handlers.changed(tf));
-    informer.on('update', (tf) => handlers.changed(tf));
-    informer.on('delete', (tf) => handlers.removed(tf));
-    restartInformerOnError(informer, {
-      active: () => this.informer === informer,
-      onError: (err) => this.log.warn({ err: String(err) }, 'Traceflow watch failed; restarting'),
+    await this.traceflows.start({
+      upsert: (tf) => handlers.changed(tf),
+      remove: (tf) => handlers.removed(tf),
     });
-    await informer.start();
   }
 
   list(): Traceflow[] {
-    return [...(this.informer?.list() ?? [])];
+    return [...(this.traceflows.cache?.list() ?? [])];
   }
 
   get(name: string): Traceflow | undefined {
-    return this.informer?.get(name);
+    return this.traceflows.cache?.get(name);
   }
 
   async updateStatus(tf: Traceflow, status: TraceflowStatus): Promise<void> {
@@ -56,8 +42,6 @@ export class KubeTraceflowStore implements TraceflowStore {
   }
 
   async stop(): Promise<void> {
-    const informer = this.informer;
-    this.informer = undefined;
-    await informer?.stop();
+    await this.traceflows.stop();
   }
 }
