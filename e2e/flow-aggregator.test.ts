@@ -113,8 +113,7 @@ describe.skipIf(!isRoot)('flow aggregator on the lab', () => {
       async () => (await fetch(`http://${lab.layout.hostIp}:${apiPort}/readyz`).catch(() => undefined))?.ok,
       { timeoutMs: 30_000, intervalMs: 100 },
     );
-    for (const node of [N1, N2])
-      await enableFlowExporter(lab, STATE_DIR, node, `${lab.layout.hostIp}:${grpcPort}:grpc`);
+    for (const node of [N1, N2]) await enableFlowExporter(lab, node, `${lab.layout.hostIp}:${grpcPort}:grpc`);
     const pods = await startClientServer(lab, {
       namespace: NS,
       clientNode: N1,

@@ -23,7 +23,6 @@ import { e2eLabOptions } from './framework/lab-options.js';
 const ROOT = join(import.meta.dirname, '..');
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 const options = e2eLabOptions(35, { logger });
-const STATE_DIR = options.stateDir;
 const N1 = 'lab35-node-1';
 const N2 = 'lab35-node-2';
 const NS = 'flows';
@@ -58,8 +57,7 @@ describe.skipIf(!isRoot)('flow exporter on the lab', () => {
     lab = await Lab.up({ ...options, nodes: 2 });
     collector = new IpfixCollector({ host: lab.layout.hostIp, logger });
     const port = await collector.start();
-    for (const node of [N1, N2])
-      await enableFlowExporter(lab, STATE_DIR, node, `${lab.layout.hostIp}:${port}:tcp`);
+    for (const node of [N1, N2]) await enableFlowExporter(lab, node, `${lab.layout.hostIp}:${port}:tcp`);
     dir = makeTempDir('flowexporter-e2e');
     const pods = await startClientServer(lab, {
       namespace: NS,

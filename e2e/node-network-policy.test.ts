@@ -6,7 +6,7 @@
 // the Node, the other Node. Probes (probe.mjs) classify what a client gets: allow (answered),
 // drop (nothing back) or reject (refused).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { poll, run } from '@antrea-ts/harness';
 import { Lab, type ProbeVerdict } from '@antrea-ts/lab';
@@ -131,17 +131,8 @@ describe.skipIf(!isRoot)('NodeNetworkPolicy on the lab', () => {
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2 });
     for (const node of [N1, N2]) {
-      appendFileSync(join(options.stateDir, 'nodes', node, 'antrea-agent.conf'), GATE_CONF);
-      await lab.restart(`antrea-agent@${node}`);
-      nodeIp[node] = (
-        await lab.kubectl([
-          'get',
-          'node',
-          node,
-          '-o',
-          'jsonpath={.status.addresses[?(@.type=="InternalIP")].address}',
-        ])
-      ).trim();
+      await lab.configureAgent(node, GATE_CONF);
+      nodeIp[node] = lab.node(node).nodeIp;
       await startHostServer(node);
     }
     outsideIp = /src (\S+)/.exec(await run(['ip', '-o', 'route', 'get', nodeIp[N1]!]))![1]!;

@@ -6,7 +6,7 @@
 // connections and sends real UDP datagrams to NodeIP:nodePort, and the Pod's server answers with
 // its own name.
 import { execFile } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { poll } from '@antrea-ts/harness';
@@ -105,20 +105,8 @@ describe.skipIf(!isRoot)('NodePortLocal on the lab', () => {
     lab = await Lab.up({ ...options, nodes: 2 });
     // NodePortLocal is off by default (as in Antrea): turn it on in each Node's antrea-agent.conf.
     for (const node of [N1, N2]) {
-      appendFileSync(
-        join(STATE_DIR, 'nodes', node, 'antrea-agent.conf'),
-        'nodePortLocal:\n  enable: true\n  portRange: 61000-62000\n',
-      );
-      await lab.restart(`antrea-agent@${node}`);
-      nodeIp[node] = (
-        await lab.kubectl([
-          'get',
-          'node',
-          node,
-          '-o',
-          'jsonpath={.status.addresses[?(@.type=="InternalIP")].address}',
-        ])
-      ).trim();
+      await lab.configureAgent(node, 'nodePortLocal:\n  enable: true\n  portRange: 61000-62000\n');
+      nodeIp[node] = lab.node(node).nodeIp;
     }
     // s0 takes Node 1's first port and goes before the restart case, so that a restarted agent that
     // forgot its mappings would hand s1 a different port.

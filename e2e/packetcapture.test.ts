@@ -5,7 +5,7 @@
 // from a Pod on Node 1 to a Pod on Node 2 completes and its pcapng file on the sftp server holds
 // exactly those N packets; a capture nothing matches times out; bad specs are refused.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PCAPNG_BLOCK } from '@antrea-ts/agent';
@@ -27,7 +27,6 @@ import { e2eLabOptions } from './framework/lab-options.js';
 const ROOT = join(import.meta.dirname, '..');
 const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
 const options = e2eLabOptions(44, { logger });
-const STATE_DIR = options.stateDir;
 const N1 = 'lab44-node-1';
 const N2 = 'lab44-node-2';
 const NS = 'pcap';
@@ -77,11 +76,7 @@ describe.skipIf(!isRoot)('PacketCapture on the lab', () => {
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2 });
     // JSON is YAML: the gate as one flow-style document after the lab's keys.
-    for (const node of [N1, N2]) {
-      const conf = join(STATE_DIR, 'nodes', node, 'antrea-agent.conf');
-      writeFileSync(conf, `${readFileSync(conf, 'utf8')}featureGates: {"PacketCapture": true}\n`);
-      await lab.restart(`antrea-agent@${node}`);
-    }
+    for (const node of [N1, N2]) await lab.configureAgent(node, 'featureGates: {"PacketCapture": true}\n');
     // The file server where the Nodes reach the host, outside the cluster.
     sshd = await startSshd({ host: lab.layout.hostIp });
     uploadDir = sshd.userDir('captures');

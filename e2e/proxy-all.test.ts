@@ -6,7 +6,7 @@
 // routed to Node 1, and reads the healthCheckNodePort. The server Pods answer with their name and the
 // client address they saw, so the tests see which endpoint answered and whether the source was kept.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { poll } from '@antrea-ts/harness';
@@ -94,17 +94,8 @@ describe.skipIf(!isRoot)('AntreaProxy proxyAll on the lab', () => {
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2 });
     for (const node of [N1, N2]) {
-      appendFileSync(agentConf(node), PROXY_ALL_CONF);
-      await lab.restart(`antrea-agent@${node}`);
-      nodeIp[node] = (
-        await lab.kubectl([
-          'get',
-          'node',
-          node,
-          '-o',
-          'jsonpath={.status.addresses[?(@.type=="InternalIP")].address}',
-        ])
-      ).trim();
+      await lab.configureAgent(node, PROXY_ALL_CONF);
+      nodeIp[node] = lab.node(node).nodeIp;
     }
     await lab.kubectl(['create', 'namespace', NS]);
     await lab.createPod({ namespace: NS, name: 'c1', node: N1, labels: { app: 'client' } });

@@ -9,8 +9,6 @@
 // with `ip neigh` every 20 ms). Needs root, OVS and the kube binaries.
 //   tsc -b e2e && node dist/e2e/service-external-ip-bench.js [--json] [--runs 10]
 import { execFile } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
@@ -50,11 +48,10 @@ async function main(): Promise<void> {
   const lab = await Lab.up({ ...options, nodes: 2, controllerFeatureGates: { ServiceExternalIP: true } });
   try {
     for (const node of NODES) {
-      appendFileSync(
-        join(lab.layout.nodeDir(node), 'antrea-agent.conf'),
+      await lab.configureAgent(
+        node,
         'antreaProxy:\n  proxyAll: true\nfeatureGates:\n  ServiceExternalIP: true\n',
       );
-      await lab.restart(`antrea-agent@${node}`);
     }
     await lab.createPod({
       namespace: NS,

@@ -9,7 +9,7 @@
 // started with the gate off removes its entry; deleting the Service frees the IP
 // in the pool and on the Nodes.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { poll, run } from '@antrea-ts/harness';
@@ -139,8 +139,7 @@ describe.skipIf(!isRoot)('ServiceExternalIP on the lab', () => {
     await Lab.down(options);
     lab = await Lab.up({ ...options, nodes: 2, controllerFeatureGates: { ServiceExternalIP: true } });
     for (const node of [N1, N2]) {
-      appendFileSync(join(lab.layout.nodeDir(node), 'antrea-agent.conf'), AGENT_CONF);
-      await lab.restart(`antrea-agent@${node}`);
+      await lab.configureAgent(node, AGENT_CONF);
     }
     await lab.kubectl(['create', 'namespace', NS]);
     for (const [pod, node] of [

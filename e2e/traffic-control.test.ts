@@ -9,7 +9,6 @@
 // underlay host) encapsulated with the VNI. Deleting a TrafficControl removes its ports and flows; an agent restart
 // keeps a TrafficControl realized.
 import { execFile } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TrafficControl, TrafficControlSpec } from '@antrea-ts/apis';
@@ -100,11 +99,7 @@ describe.skipIf(!isRoot)('TrafficControl on the lab', () => {
     await tryRun(['ip', 'netns', 'delete', FWD]);
     lab = await Lab.up({ ...options, nodes: 2 });
     // TrafficControl is off by default (Alpha, as in Antrea): on for Node 1, whose Pod is selected.
-    appendFileSync(
-      join(options.stateDir, 'nodes', N1, 'antrea-agent.conf'),
-      'featureGates: {"TrafficControl": true}\n',
-    );
-    await lab.restart(`antrea-agent@${N1}`);
+    await lab.configureAgent(N1, 'featureGates: {"TrafficControl": true}\n');
     const server = await lab.createPod({
       namespace: NS,
       name: 'server',

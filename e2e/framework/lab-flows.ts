@@ -3,18 +3,12 @@
 // 80, named http), and hold a TCP connection open from the client so that its conntrack entry lives
 // long enough to be exported.
 import { spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManagedProcess } from '@antrea-ts/harness';
 import type { Lab } from '@antrea-ts/lab';
 
 /** Appends the FlowExporter gate and flowExporter section to the Node's antrea-agent.conf and restarts the agent. */
-export async function enableFlowExporter(
-  lab: Lab,
-  stateDir: string,
-  node: string,
-  collector: string,
-): Promise<void> {
+export async function enableFlowExporter(lab: Lab, node: string, collector: string): Promise<void> {
   const conf = {
     featureGates: { FlowExporter: true },
     flowExporter: {
@@ -27,8 +21,7 @@ export async function enableFlowExporter(
   };
   // JSON is YAML: one flow-style document per section, appended after the lab's keys.
   const lines = Object.entries(conf).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  appendFileSync(join(stateDir, 'nodes', node, 'antrea-agent.conf'), `${lines.join('\n')}\n`);
-  await lab.restart(`antrea-agent@${node}`);
+  await lab.configureAgent(node, `${lines.join('\n')}\n`);
 }
 
 export interface HeldConnection {

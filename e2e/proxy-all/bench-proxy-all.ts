@@ -1,13 +1,3 @@
-// bench:proxy-all — how long a NodePort Service takes to answer from outside the cluster with
-// AntreaProxy's proxyAll, on the lab (instance 32, 2 Nodes, antreaProxy.proxyAll in each agent's
-// antrea-agent.conf, one server Pod on Node 1). Per run a NodePort Service is created through the
-// API while this process (the outside host, root namespace on the underlay) connects every 20 ms to
-// NodeIP:nodePort of Node 1 (endpoint on that Node) and Node 2 (endpoint on the other Node, SNATed);
-// times run from just before the API call to the first answer from the Pod. Then the Service is
-// deleted and the time until the port stops answering is taken. Needs root, OVS and the kube binaries.
-//   tsc -b e2e && node dist/e2e/proxy-all/bench-proxy-all.js [--json] [--runs 10]
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { BenchReport } from '@antrea-ts/harness';
 import { Lab } from '@antrea-ts/lab';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -30,8 +20,7 @@ async function main(): Promise<void> {
   const lab = await Lab.up({ ...options, nodes: 2 });
   try {
     for (const node of NODES) {
-      appendFileSync(join(lab.layout.nodeDir(node), 'antrea-agent.conf'), 'antreaProxy:\n  proxyAll: true\n');
-      await lab.restart(`antrea-agent@${node}`);
+      await lab.configureAgent(node, 'antreaProxy:\n  proxyAll: true\n');
     }
     await lab.createPod({
       namespace: NS,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { antreaCniConflist } from '@antrea-ts/apis';
@@ -833,6 +833,20 @@ export class Lab {
     });
     this.#log.info({ component: name, pid: next.pid, crash: options.crash ?? false }, 'component restarted');
     await this.waitHealthy();
+  }
+
+  /**
+   * Appends `yaml` (top-level keys: a feature gate, a section) to a Node's antrea-agent.conf and
+   * restarts its agent, so the agent runs with it; later keys win over the lab's. For suites that
+   * turn a feature on.
+   */
+  async configureAgent(node: string, yaml: string): Promise<void> {
+    this.node(node);
+    appendFileSync(
+      join(this.layout.nodeDir(node), 'antrea-agent.conf'),
+      yaml.endsWith('\n') ? yaml : `${yaml}\n`,
+    );
+    await this.restart(`antrea-agent@${node}`);
   }
 
   /** Removes a Node: its Pods, agent, OVS, netns and the Node object. */
